@@ -1,0 +1,191 @@
+package comm
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"hash/fnv"
+	"sync"
+	"time"
+)
+
+// WorldContext is the matching context of the world communicator.
+const WorldContext uint64 = 1
+
+// NewWorld returns the world communicator over ep: rank i is world rank i.
+func NewWorld(ep Endpoint) Comm {
+	n := ep.Size()
+	members := make([]int, n)
+	for i := range members {
+		members[i] = i
+	}
+	return newCommunicator(ep, WorldContext, members, ep.Rank())
+}
+
+// communicator maps a communicator's ranks onto world ranks and its traffic
+// onto one matching context of the endpoint.
+type communicator struct {
+	ep      Endpoint
+	cid     uint64
+	members []int       // local rank -> world rank
+	local   map[int]int // world rank -> local rank
+	rank    int
+
+	mu   sync.Mutex
+	subs map[uint64]int // hash of a Sub member list -> calls so far
+}
+
+func newCommunicator(ep Endpoint, cid uint64, members []int, rank int) *communicator {
+	local := make(map[int]int, len(members))
+	for i, w := range members {
+		local[w] = i
+	}
+	return &communicator{ep: ep, cid: cid, members: members, local: local, rank: rank, subs: map[uint64]int{}}
+}
+
+func (c *communicator) Rank() int          { return c.rank }
+func (c *communicator) Size() int          { return len(c.members) }
+func (c *communicator) Now() time.Duration { return c.ep.Now() }
+func (c *communicator) Spin(d time.Duration) {
+	if d > 0 {
+		c.ep.Spin(d)
+	}
+}
+
+func (c *communicator) Identity() Identity {
+	id := c.ep.Identity()
+	id.Rank = c.rank
+	return id
+}
+
+func (c *communicator) checkPeer(op string, peer int, any bool) error {
+	if any && peer == AnySource {
+		return nil
+	}
+	if peer < 0 || peer >= len(c.members) {
+		return fmt.Errorf("%s: rank %d out of range [0,%d)", op, peer, len(c.members))
+	}
+	return nil
+}
+
+func checkSendTag(op string, tag int) error {
+	if tag == AnyTag {
+		return fmt.Errorf("%s: AnyTag is only valid in receives", op)
+	}
+	return nil
+}
+
+func (c *communicator) isend(op string, dst, tag int, b []byte, sync bool) Request {
+	if err := c.checkPeer(op, dst, false); err != nil {
+		return Failed(err)
+	}
+	if err := checkSendTag(op, tag); err != nil {
+		return Failed(err)
+	}
+	return c.ep.Isend(c.cid, c.members[dst], tag, b, sync)
+}
+
+func (c *communicator) Isend(dst, tag int, b []byte) Request {
+	return c.isend("isend", dst, tag, b, false)
+}
+
+func (c *communicator) Send(ctx context.Context, dst, tag int, b []byte) error {
+	_, err := c.isend("send", dst, tag, b, false).Wait(ctx)
+	return err
+}
+
+func (c *communicator) Ssend(ctx context.Context, dst, tag int, b []byte) error {
+	_, err := c.isend("ssend", dst, tag, b, true).Wait(ctx)
+	return err
+}
+
+func (c *communicator) Irecv(src, tag int, b []byte) Request {
+	if err := c.checkPeer("irecv", src, true); err != nil {
+		return Failed(err)
+	}
+	wsrc := src
+	if src != AnySource {
+		wsrc = c.members[src]
+	}
+	return &localRequest{inner: c.ep.Irecv(c.cid, wsrc, tag, b), c: c}
+}
+
+func (c *communicator) Recv(ctx context.Context, src, tag int, b []byte) (Status, error) {
+	return c.Irecv(src, tag, b).Wait(ctx)
+}
+
+// localRequest translates the world source rank of a receive into this
+// communicator's numbering.
+type localRequest struct {
+	inner Request
+	c     *communicator
+}
+
+func (r *localRequest) fix(st Status, err error) (Status, error) {
+	if err == nil {
+		if l, ok := r.c.local[st.Source]; ok {
+			st.Source = l
+		} else {
+			err = fmt.Errorf("message from world rank %d, not a member of this communicator", st.Source)
+		}
+	}
+	return st, err
+}
+
+func (r *localRequest) Wait(ctx context.Context) (Status, error) {
+	return r.fix(r.inner.Wait(ctx))
+}
+
+func (r *localRequest) Test() (bool, Status, error) {
+	done, st, err := r.inner.Test()
+	if !done {
+		return false, st, err
+	}
+	st, err = r.fix(st, err)
+	return true, st, err
+}
+
+func (c *communicator) Sub(ranks []int) (Comm, error) {
+	if len(ranks) == 0 {
+		return nil, fmt.Errorf("sub: empty rank list")
+	}
+	seen := make(map[int]bool, len(ranks))
+	me := -1
+	members := make([]int, len(ranks))
+	h := fnv.New64a()
+	var buf [8]byte
+	binary.LittleEndian.PutUint64(buf[:], c.cid)
+	h.Write(buf[:])
+	for i, r := range ranks {
+		if r < 0 || r >= len(c.members) {
+			return nil, fmt.Errorf("sub: rank %d out of range [0,%d)", r, len(c.members))
+		}
+		if seen[r] {
+			return nil, fmt.Errorf("sub: rank %d listed twice", r)
+		}
+		seen[r] = true
+		if r == c.rank {
+			me = i
+		}
+		members[i] = c.members[r]
+		binary.LittleEndian.PutUint64(buf[:], uint64(r))
+		h.Write(buf[:])
+	}
+	if me < 0 {
+		return nil, ErrNotMember
+	}
+	key := h.Sum64()
+	c.mu.Lock()
+	n := c.subs[key]
+	c.subs[key] = n + 1
+	c.mu.Unlock()
+	// The k-th Sub with the same list gets its own context, so two
+	// communicators with equal membership never see each other's messages.
+	binary.LittleEndian.PutUint64(buf[:], uint64(n))
+	h.Write(buf[:])
+	cid := h.Sum64()
+	if cid == WorldContext || cid == 0 {
+		cid ^= 0x9e3779b97f4a7c15
+	}
+	return newCommunicator(c.ep, cid, members, me), nil
+}

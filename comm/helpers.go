@@ -1,0 +1,156 @@
+package comm
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+)
+
+// Barrier blocks until every rank of c has entered it (dissemination
+// barrier: ceil(log2 P) rounds, in round k rank r signals r+2^k and waits
+// for r-2^k).
+func Barrier(ctx context.Context, c Comm) error {
+	n := c.Size()
+	members := make([]int, n)
+	for i := range members {
+		members[i] = i
+	}
+	return dissemination(ctx, c, members, c.Rank(), tagBarrier)
+}
+
+// SubsetBarrier blocks until every rank listed in ranks has entered it; the
+// other ranks of c are not involved (seed 003, Fig. 3.1: LGate's
+// dissemination barrier over a subset, which lets independent groups
+// synchronize without the whole communicator). Every listed rank must call
+// it with the same list; a rank not in the list gets ErrNotMember.
+func SubsetBarrier(ctx context.Context, c Comm, ranks []int) error {
+	me := -1
+	for i, r := range ranks {
+		if r < 0 || r >= c.Size() {
+			return fmt.Errorf("subset barrier: rank %d out of range [0,%d)", r, c.Size())
+		}
+		if r == c.Rank() {
+			me = i
+		}
+	}
+	if me < 0 {
+		return ErrNotMember
+	}
+	return dissemination(ctx, c, ranks, me, tagSubsetBarrier)
+}
+
+// dissemination runs the barrier among members (ranks of c); me is the
+// caller's index in members. Messages of consecutive barriers cannot be
+// confused: within one barrier each round has a distinct source, and
+// messages from one source are matched in order.
+func dissemination(ctx context.Context, c Comm, members []int, me, tag int) error {
+	n := len(members)
+	var token [1]byte
+	for k := 1; k < n; k *= 2 {
+		to := members[(me+k)%n]
+		from := members[(me-k%n+n)%n]
+		if _, err := Sendrecv(ctx, c, to, tag, token[:], from, tag, token[:]); err != nil {
+			return fmt.Errorf("barrier round %d (to %d, from %d): %w", k, to, from, err)
+		}
+	}
+	return nil
+}
+
+// GatherIdentities returns every rank's identity, indexed by rank, on every
+// rank (gather to rank 0, then broadcast along a binomial tree).
+func GatherIdentities(ctx context.Context, c Comm) ([]Identity, error) {
+	n, me := c.Size(), c.Rank()
+	all := make([]Identity, n)
+	mine, err := json.Marshal(c.Identity())
+	if err != nil {
+		return nil, err
+	}
+	buf := make([]byte, 4096)
+	if me != 0 {
+		if err := c.Send(ctx, 0, tagIdentity, mine); err != nil {
+			return nil, fmt.Errorf("identity: %w", err)
+		}
+	} else {
+		all[0] = c.Identity()
+		for i := 1; i < n; i++ {
+			st, err := c.Recv(ctx, AnySource, tagIdentity, buf)
+			if err != nil {
+				return nil, fmt.Errorf("identity: %w", err)
+			}
+			var id Identity
+			if err := json.Unmarshal(buf[:st.Count], &id); err != nil {
+				return nil, fmt.Errorf("identity from rank %d: %w", st.Source, err)
+			}
+			id.Rank = st.Source
+			all[st.Source] = id
+		}
+	}
+	table, err := json.Marshal(all)
+	if err != nil {
+		return nil, err
+	}
+	table, err = bcastBytes(ctx, c, table, tagIdentity)
+	if err != nil {
+		return nil, fmt.Errorf("identity: %w", err)
+	}
+	if err := json.Unmarshal(table, &all); err != nil {
+		return nil, fmt.Errorf("identity table: %w", err)
+	}
+	return all, nil
+}
+
+// bcastBytes broadcasts a byte slice of unknown length from rank 0 along a
+// binomial tree: the length first, then the bytes.
+func bcastBytes(ctx context.Context, c Comm, b []byte, tag int) ([]byte, error) {
+	n, me := c.Size(), c.Rank()
+	var hdr [8]byte
+	if me != 0 {
+		parent := me &^ lowBit(me)
+		if _, err := c.Recv(ctx, parent, tag, hdr[:]); err != nil {
+			return nil, err
+		}
+		b = make([]byte, int(getUint64(hdr[:])))
+		if _, err := c.Recv(ctx, parent, tag, b); err != nil {
+			return nil, err
+		}
+	} else {
+		putUint64(hdr[:], uint64(len(b)))
+	}
+	// Children of me are me+2^k for 2^k below me's lowest set bit.
+	limit := lowBit(me)
+	if me == 0 {
+		limit = 1
+		for limit < n {
+			limit <<= 1
+		}
+	}
+	for k := limit >> 1; k >= 1; k >>= 1 {
+		child := me + k
+		if child >= n {
+			continue
+		}
+		if err := c.Send(ctx, child, tag, hdr[:]); err != nil {
+			return nil, err
+		}
+		if err := c.Send(ctx, child, tag, b); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+func lowBit(x int) int { return x & -x }
+
+func putUint64(b []byte, v uint64) {
+	for i := 0; i < 8; i++ {
+		b[i] = byte(v >> (8 * i))
+	}
+}
+
+func getUint64(b []byte) uint64 {
+	var v uint64
+	for i := 0; i < 8; i++ {
+		v |= uint64(b[i]) << (8 * i)
+	}
+	return v
+}

@@ -1,0 +1,238 @@
+package infer
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+)
+
+// RTT is the result of one pair measurement (seed 002 Fig. 6): the best
+// and the worst round-trip time over the rounds, in seconds.
+type RTT struct{ Min, Max float64 }
+
+// Prober measures RTTs on demand. Implementations: recorded matrices, the
+// simulator, live processes (package probe's ping-pong).
+type Prober interface {
+	RTT(a, b int) (RTT, error)
+}
+
+// Adder inserts one host into a tree (procedure add of seed 002 Fig. 5 with
+// the practical rules of Sect. 4). It remembers every RTT it measured from
+// its host, so that find_close_host's measurements are reused by add.
+type Adder struct {
+	H      int
+	Probe  Prober
+	Known  map[int]RTT // RTTs measured from H, by peer rank
+	Rand   *rand.Rand  // for find_close_host's arbitrary choices
+	AddRTT int         // measurements made by add itself (the Sect. 3.3 bound counts these)
+	// Tol is the absolute tolerance (seconds, one-way) within which a
+	// branching point coincides with an existing switch, on top of the
+	// min/max interval; it absorbs floating-point error when RTTs are exact.
+	Tol float64
+}
+
+// NewAdder returns an Adder for host h.
+func NewAdder(h int, p Prober, seed uint64) *Adder {
+	return &Adder{H: h, Probe: p, Known: map[int]RTT{}, Rand: rand.New(rand.NewPCG(seed, uint64(h))), Tol: 1e-9}
+}
+
+func (ad *Adder) measure(j int, counted bool) (RTT, error) {
+	if r, ok := ad.Known[j]; ok {
+		return r, nil
+	}
+	r, err := ad.Probe.RTT(ad.H, j)
+	if err != nil {
+		return RTT{}, fmt.Errorf("rtt %d-%d: %w", ad.H, j, err)
+	}
+	if counted {
+		ad.AddRTT++
+	}
+	ad.Known[j] = r
+	return r, nil
+}
+
+// Measured returns the number of distinct peers H has measured.
+func (ad *Adder) Measured() int { return len(ad.Known) }
+
+// FindCloseHost is find_close_host of seed 002 Fig. 8: measure RTTs from H
+// to arbitrary hosts of t, dropping after each measurement x (one-way) the
+// candidates whose tree distance y to the measured host has y > 3x or
+// y < x/3, as they are known to be far from H; return the closest host
+// measured.
+func (ad *Adder) FindCloseHost(t *Tree) (int, error) {
+	m := t.Ranks()
+	best, bestRTT := -1, math.Inf(1)
+	for len(m) > 0 {
+		i := ad.Rand.IntN(len(m))
+		j := m[i]
+		m[i] = m[len(m)-1]
+		m = m[:len(m)-1]
+		r, err := ad.measure(j, false)
+		if err != nil {
+			return -1, err
+		}
+		if r.Min < bestRTT {
+			best, bestRTT = j, r.Min
+		}
+		x := r.Min / 2
+		keep := m[:0]
+		for _, k := range m {
+			y := t.Distance(k, j)
+			if !(y > 3*x || y < x/3) {
+				keep = append(keep, k)
+			}
+		}
+		m = keep
+	}
+	return best, nil
+}
+
+// estimate is the best known upper bound of the one-way distance from H to
+// rank b: through any host H has measured.
+func (ad *Adder) estimate(t *Tree, b int) float64 {
+	if r, ok := ad.Known[b]; ok {
+		return r.Min / 2
+	}
+	est := math.Inf(1)
+	for j, r := range ad.Known {
+		if t.Has(j) {
+			est = math.Min(est, r.Min/2+t.Distance(j, b))
+		}
+	}
+	return est
+}
+
+// Add inserts H into t (procedure add, seed 002 Fig. 5). first is the host
+// to start from (a close host, Sect. 4), or -1 for any.
+//
+// Each step measures H against one more host B, computes from Eq. (1) where
+// the path A-B branches towards H as an interval (from the min and max
+// RTTs, Sect. 4) and either finds it strictly inside an edge — H hangs from
+// a new switch there — or finds an existing switch X in the interval: H is
+// then in neither X's branch towards A nor its branch towards B, whose
+// hosts are pruned from the candidates. When no candidate remains, H hangs
+// from X.
+func (ad *Adder) Add(t *Tree, first int) error {
+	if t.Has(ad.H) {
+		return fmt.Errorf("infer: rank %d already in the tree", ad.H)
+	}
+	cand := map[int]bool{}
+	for _, r := range t.Ranks() {
+		cand[r] = true
+	}
+	a := first
+	if a < 0 || !cand[a] {
+		a = ad.closestCandidate(t, cand)
+	}
+	delete(cand, a)
+	ra, err := ad.measure(a, true)
+	if err != nil {
+		return err
+	}
+	if len(cand) == 0 { // the tree is a single host: H hangs from it
+		t.attach(t.byRank[a], ad.H, ra.Min/2)
+		return nil
+	}
+	var x int // node H hangs from
+	for {
+		b := ad.closestCandidate(t, cand)
+		delete(cand, b)
+		rb, err := ad.measure(b, true)
+		if err != nil {
+			return err
+		}
+		na, nb := t.byRank[a], t.byRank[b]
+		path, steps := t.path(na, nb)
+		dab := 0.0
+		for _, s := range steps {
+			dab += s
+		}
+		// Eq. (1) with RTTs: distance from A to the branching point.
+		pos := (2*dab + ra.Min - rb.Min) / 4
+		lo := (2*dab + ra.Min - rb.Max) / 4
+		hi := (2*dab + ra.Max - rb.Min) / 4
+		pos = clamp(pos, 0, dab)
+		sw, at := snap(t, path, steps, pos, lo-ad.Tol, hi+ad.Tol)
+		if sw < 0 {
+			// A new branching point strictly inside edge path[at]-path[at+1].
+			off := pos
+			for i := 0; i < at; i++ {
+				off -= steps[i]
+			}
+			x = t.splitEdge(path[at], path[at+1], off)
+			t.attach(x, ad.H, ra.Min/2-pos)
+			return nil
+		}
+		x = sw
+		// Prune the branches of X towards A and towards B.
+		ia := indexOf(path, sw)
+		towardA, towardB := path[ia-1], path[ia+1]
+		for c := range cand {
+			n := t.byRank[c]
+			if t.inBranch(sw, towardA, n) || t.inBranch(sw, towardB, n) {
+				delete(cand, c)
+			}
+		}
+		// Keep whichever of A and B is closer to H (Sect. 4).
+		if rb.Min < ra.Min {
+			a, ra = b, rb
+		}
+		if len(cand) == 0 {
+			break
+		}
+	}
+	t.attach(x, ad.H, ra.Min/2-t.nodeDistance(t.byRank[a], x))
+	return nil
+}
+
+// closestCandidate picks the candidate believed closest to H (Sect. 4),
+// breaking ties by rank so runs are reproducible.
+func (ad *Adder) closestCandidate(t *Tree, cand map[int]bool) int {
+	keys := make([]int, 0, len(cand))
+	for c := range cand {
+		keys = append(keys, c)
+	}
+	sort.Ints(keys)
+	best, bestD := keys[0], math.Inf(1)
+	for _, c := range keys {
+		if d := ad.estimate(t, c); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+// snap looks for a switch on the path whose position lies within [lo, hi]
+// and returns the one nearest to pos. Otherwise it returns -1 and the index
+// of the edge that contains pos.
+func snap(t *Tree, path []int, steps []float64, pos, lo, hi float64) (sw, edge int) {
+	best, bestD := -1, math.Inf(1)
+	d := 0.0
+	edge = len(steps) - 1
+	for i := 0; i < len(path); i++ {
+		if i > 0 {
+			d += steps[i-1]
+		}
+		if i > 0 && i < len(path)-1 && t.nodes[path[i]].rank < 0 && d >= lo && d <= hi {
+			if dd := math.Abs(d - pos); dd < bestD {
+				best, bestD = path[i], dd
+			}
+		}
+		if i < len(steps) && pos >= d && pos <= d+steps[i] && edge == len(steps)-1 {
+			edge = i
+		}
+	}
+	return best, edge
+}
+
+func clamp(v, lo, hi float64) float64 { return math.Min(math.Max(v, lo), hi) }
+
+func indexOf(s []int, v int) int {
+	for i, x := range s {
+		if x == v {
+			return i
+		}
+	}
+	return -1
+}

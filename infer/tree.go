@@ -1,0 +1,224 @@
+// Package infer reconstructs the network as a latency-weighted tree from
+// RTTs between end hosts (Shirai, Saito and Taura, seed 002): leaves are
+// ranks, inner nodes inferred switches, edge lengths one-way latencies. It
+// works on measurements only; the measurements themselves come through the
+// small Prober interface, so the same code runs on recorded data, in the
+// simulator, or on live processes.
+package infer
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"netaware/topo"
+)
+
+// Tree is a growing latency tree. Nodes are numbered in creation order; it is
+// kept rooted at node 0 (the first host) so that paths are found by walking
+// up parent pointers.
+type Tree struct {
+	nodes  []node
+	byRank map[int]int // rank -> node id
+	stamp  int         // visit mark for ancestor walks
+}
+
+type node struct {
+	rank   int     // -1 for a switch
+	parent int     // -1 for the root
+	up     float64 // length of the edge to the parent (one-way seconds)
+	mark   int
+}
+
+// NewTree returns a tree holding only the given rank.
+func NewTree(rank int) *Tree {
+	t := &Tree{byRank: map[int]int{}}
+	t.nodes = append(t.nodes, node{rank: rank, parent: -1})
+	t.byRank[rank] = 0
+	return t
+}
+
+// Ranks returns the ranks in the tree, in insertion order.
+func (t *Tree) Ranks() []int {
+	var r []int
+	for _, n := range t.nodes {
+		if n.rank >= 0 {
+			r = append(r, n.rank)
+		}
+	}
+	return r
+}
+
+// Has tells whether rank is in the tree.
+func (t *Tree) Has(rank int) bool { _, ok := t.byRank[rank]; return ok }
+
+// Len returns the number of nodes (ranks and switches).
+func (t *Tree) Len() int { return len(t.nodes) }
+
+// path returns the nodes from a to b (inclusive) and the length of each
+// step: steps[i] is the length between path[i] and path[i+1].
+func (t *Tree) path(a, b int) (path []int, steps []float64) {
+	t.stamp++
+	for x := a; x >= 0; x = t.nodes[x].parent {
+		t.nodes[x].mark = t.stamp
+	}
+	// Walk up from b until meeting a's ancestor line: that is the LCA.
+	var fromB []int
+	lca := b
+	for t.nodes[lca].mark != t.stamp {
+		fromB = append(fromB, lca)
+		lca = t.nodes[lca].parent
+	}
+	for x := a; x != lca; x = t.nodes[x].parent {
+		path = append(path, x)
+		steps = append(steps, t.nodes[x].up)
+	}
+	path = append(path, lca)
+	for i := len(fromB) - 1; i >= 0; i-- {
+		steps = append(steps, t.nodes[fromB[i]].up)
+		path = append(path, fromB[i])
+	}
+	return path, steps
+}
+
+// Distance is the one-way path length between two ranks in the tree.
+func (t *Tree) Distance(a, b int) float64 {
+	return t.nodeDistance(t.byRank[a], t.byRank[b])
+}
+
+func (t *Tree) nodeDistance(a, b int) float64 {
+	_, steps := t.path(a, b)
+	s := 0.0
+	for _, v := range steps {
+		s += v
+	}
+	return s
+}
+
+// isAncestor tells whether anc is x or one of x's ancestors.
+func (t *Tree) isAncestor(anc, x int) bool {
+	for ; x >= 0; x = t.nodes[x].parent {
+		if x == anc {
+			return true
+		}
+	}
+	return false
+}
+
+// inBranch tells whether node x lies in the component of the tree minus
+// node at that contains at's neighbour nb.
+func (t *Tree) inBranch(at, nb, x int) bool {
+	if t.nodes[at].parent == nb {
+		return !t.isAncestor(at, x)
+	}
+	return t.isAncestor(nb, x)
+}
+
+// splitEdge inserts a new switch on the edge between adjacent nodes u and v,
+// at distance d from u, and returns it.
+func (t *Tree) splitEdge(u, v int, d float64) int {
+	child, parent, fromChild := u, v, d
+	if t.nodes[v].parent == u {
+		child, parent = v, u
+		fromChild = t.nodes[v].up - d
+	}
+	total := t.nodes[child].up
+	fromChild = math.Min(math.Max(fromChild, 0), total)
+	s := len(t.nodes)
+	t.nodes = append(t.nodes, node{rank: -1, parent: parent, up: total - fromChild})
+	t.nodes[child].parent = s
+	t.nodes[child].up = fromChild
+	return s
+}
+
+// attach adds rank as a leaf below node at, with the given edge length.
+func (t *Tree) attach(at, rank int, length float64) {
+	id := len(t.nodes)
+	t.nodes = append(t.nodes, node{rank: rank, parent: at, up: math.Max(length, 0)})
+	t.byRank[rank] = id
+}
+
+// Switches returns the number of inferred switches.
+func (t *Tree) Switches() int {
+	n := 0
+	for _, x := range t.nodes {
+		if x.rank < 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// Topo converts the tree into the topology.json tree form: rank nodes are
+// "r<rank>", switches "s<k>" numbered in creation order.
+func (t *Tree) Topo() *topo.Tree {
+	ids := make([]string, len(t.nodes))
+	out := &topo.Tree{}
+	k := 0
+	for i, n := range t.nodes {
+		if n.rank >= 0 {
+			ids[i] = "r" + strconv.Itoa(n.rank)
+			r := n.rank
+			out.Nodes = append(out.Nodes, topo.Node{ID: ids[i], Rank: &r})
+		} else {
+			ids[i] = "s" + strconv.Itoa(k)
+			k++
+			out.Nodes = append(out.Nodes, topo.Node{ID: ids[i]})
+		}
+	}
+	for i, n := range t.nodes {
+		if n.parent >= 0 {
+			out.Edges = append(out.Edges, topo.Edge{A: ids[i], B: ids[n.parent], LatencyS: n.up})
+		}
+	}
+	return out
+}
+
+// Encode and Decode serialize the tree for handing it from rank to rank.
+type wireTree struct {
+	Rank   []int     `json:"r"`
+	Parent []int     `json:"p"`
+	Up     []float64 `json:"u"`
+}
+
+func (t *Tree) wire() wireTree {
+	w := wireTree{}
+	for _, n := range t.nodes {
+		w.Rank = append(w.Rank, n.rank)
+		w.Parent = append(w.Parent, n.parent)
+		w.Up = append(w.Up, n.up)
+	}
+	return w
+}
+
+func fromWire(w wireTree) (*Tree, error) {
+	if len(w.Rank) == 0 || len(w.Parent) != len(w.Rank) || len(w.Up) != len(w.Rank) {
+		return nil, fmt.Errorf("infer: malformed tree message")
+	}
+	t := &Tree{byRank: map[int]int{}}
+	n := len(w.Rank)
+	for i := range w.Rank {
+		p := w.Parent[i]
+		if (i == 0) != (p < 0) || p >= n || p == i || !(w.Up[i] >= 0) || math.IsInf(w.Up[i], 0) {
+			return nil, fmt.Errorf("infer: tree node %d has bad parent %d or length %g", i, p, w.Up[i])
+		}
+		if w.Rank[i] >= 0 {
+			if _, dup := t.byRank[w.Rank[i]]; dup {
+				return nil, fmt.Errorf("infer: rank %d twice in tree", w.Rank[i])
+			}
+			t.byRank[w.Rank[i]] = i
+		}
+		t.nodes = append(t.nodes, node{rank: w.Rank[i], parent: p, up: w.Up[i]})
+	}
+	// Every node must reach the root: no cycles.
+	for i := range t.nodes {
+		x, steps := i, 0
+		for x > 0 && steps <= n {
+			x, steps = t.nodes[x].parent, steps+1
+		}
+		if x != 0 {
+			return nil, fmt.Errorf("infer: tree node %d does not reach the root", i)
+		}
+	}
+	return t, nil
+}

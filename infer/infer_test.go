@@ -198,7 +198,8 @@ func TestWireRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := fromWire(res.Tree.wire())
+	enc, _ := res.Tree.MarshalBinary()
+	back, err := UnmarshalTree(enc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,9 +210,31 @@ func TestWireRoundTrip(t *testing.T) {
 			}
 		}
 	}
-	bad := res.Tree.wire()
-	bad.Parent[3] = 3
-	if _, err := fromWire(bad); err == nil {
+	bad := append([]byte(nil), enc...)
+	bad[16*3+4] = 3 // node 3's parent := 3
+	if _, err := UnmarshalTree(bad); err == nil {
 		t.Fatal("self-parent accepted")
 	}
+}
+
+func FuzzUnmarshalTree(f *testing.F) {
+	tr := NewTree(0)
+	tr.attach(0, 1, 1e-6)
+	enc, _ := tr.MarshalBinary()
+	f.Add(enc)
+	f.Add([]byte{1, 2, 3})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		tr, err := UnmarshalTree(b)
+		if err != nil {
+			return
+		}
+		rs := tr.Ranks()
+		for _, a := range rs {
+			for _, c := range rs {
+				if d := tr.Distance(a, c); d < 0 {
+					t.Fatalf("negative distance %g", d)
+				}
+			}
+		}
+	})
 }

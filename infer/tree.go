@@ -7,6 +7,7 @@
 package infer
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"strconv"
@@ -174,41 +175,44 @@ func (t *Tree) Topo() *topo.Tree {
 	return out
 }
 
-// Encode and Decode serialize the tree for handing it from rank to rank.
-type wireTree struct {
-	Rank   []int     `json:"r"`
-	Parent []int     `json:"p"`
-	Up     []float64 `json:"u"`
-}
-
-func (t *Tree) wire() wireTree {
-	w := wireTree{}
+// MarshalBinary encodes the tree for handing it from rank to rank: per node
+// its rank (-1 for a switch), its parent (-1 for the root) and the length of
+// the edge to its parent, 16 bytes in all.
+func (t *Tree) MarshalBinary() ([]byte, error) {
+	b := make([]byte, 0, 16*len(t.nodes))
 	for _, n := range t.nodes {
-		w.Rank = append(w.Rank, n.rank)
-		w.Parent = append(w.Parent, n.parent)
-		w.Up = append(w.Up, n.up)
+		b = binary.LittleEndian.AppendUint32(b, uint32(int32(n.rank)))
+		b = binary.LittleEndian.AppendUint32(b, uint32(int32(n.parent)))
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(n.up))
 	}
-	return w
+	return b, nil
 }
 
-func fromWire(w wireTree) (*Tree, error) {
-	if len(w.Rank) == 0 || len(w.Parent) != len(w.Rank) || len(w.Up) != len(w.Rank) {
-		return nil, fmt.Errorf("infer: malformed tree message")
+// EncodedSize is the size of MarshalBinary's output for a tree of n nodes.
+func EncodedSize(nodes int) int { return 16 * nodes }
+
+// UnmarshalTree decodes and checks a tree made by MarshalBinary.
+func UnmarshalTree(b []byte) (*Tree, error) {
+	if len(b) == 0 || len(b)%16 != 0 {
+		return nil, fmt.Errorf("infer: tree message of %d bytes", len(b))
 	}
+	n := len(b) / 16
 	t := &Tree{byRank: map[int]int{}}
-	n := len(w.Rank)
-	for i := range w.Rank {
-		p := w.Parent[i]
-		if (i == 0) != (p < 0) || p >= n || p == i || !(w.Up[i] >= 0) || math.IsInf(w.Up[i], 0) {
-			return nil, fmt.Errorf("infer: tree node %d has bad parent %d or length %g", i, p, w.Up[i])
+	for i := 0; i < n; i++ {
+		rec := b[16*i:]
+		rank := int(int32(binary.LittleEndian.Uint32(rec)))
+		p := int(int32(binary.LittleEndian.Uint32(rec[4:])))
+		up := math.Float64frombits(binary.LittleEndian.Uint64(rec[8:]))
+		if (i == 0) != (p < 0) || p >= n || p == i || !(up >= 0) || math.IsInf(up, 0) || rank < -1 {
+			return nil, fmt.Errorf("infer: tree node %d has bad parent %d or length %g", i, p, up)
 		}
-		if w.Rank[i] >= 0 {
-			if _, dup := t.byRank[w.Rank[i]]; dup {
-				return nil, fmt.Errorf("infer: rank %d twice in tree", w.Rank[i])
+		if rank >= 0 {
+			if _, dup := t.byRank[rank]; dup {
+				return nil, fmt.Errorf("infer: rank %d twice in tree", rank)
 			}
-			t.byRank[w.Rank[i]] = i
+			t.byRank[rank] = i
 		}
-		t.nodes = append(t.nodes, node{rank: w.Rank[i], parent: p, up: w.Up[i]})
+		t.nodes = append(t.nodes, node{rank: rank, parent: p, up: up})
 	}
 	// Every node must reach the root: no cycles.
 	for i := range t.nodes {

@@ -1,0 +1,322 @@
+// Package live runs RTT tree inference among live ranks of a comm.Comm
+// (seed 002 Sect. 4, Fig. 8): the tree under construction is handed from
+// rank to rank, H_i adds itself by measuring RTTs to ranks already in the
+// tree, and the tree is also sent ahead to H_{i+10} so that it can look for
+// close hosts early. Every rank answers pings at all times, so measurements
+// never wait for a peer to finish its own work.
+package live
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"netaware/comm"
+	"netaware/infer"
+)
+
+// Message kinds, one byte at the head of every protocol message. All
+// messages travel on a private duplicate of the caller's communicator, so a
+// single receive with AnySource/AnyTag sees exactly this protocol.
+const (
+	kindPing byte = iota + 1
+	kindPong
+	kindAhead // T_{i-Ahead}, for find_close_host
+	kindTree  // T_{i-1}, to add oneself to
+	kindDone  // the final tree, relayed along a binomial tree
+)
+
+// Params of the pair measurement (seed 002 Fig. 6).
+type Params struct {
+	Rounds       int // rounds per pair (3)
+	MaxExchanges int // ping-pongs per round at most (30)
+	Stale        int // end a round after this many exchanges without a new best (10)
+	Seed         uint64
+}
+
+// DefaultParams are the values of seed 002.
+func DefaultParams() Params { return Params{Rounds: 3, MaxExchanges: 30, Stale: 10, Seed: 1} }
+
+// Result is what every rank gets back.
+type Result struct {
+	Tree            *infer.Tree
+	AddMeasurements int // measurements by procedure add (Sect. 3.3 bound)
+	Pairs           int // distinct rank pairs measured in all
+	Exchanges       int // ping-pong round trips in all
+}
+
+// Infer runs the distributed inference on every rank of c (collective: all
+// ranks call it) and returns the same tree on every rank. Ranks join the
+// tree in rank order.
+func Infer(ctx context.Context, c comm.Comm, p Params) (Result, error) {
+	n := c.Size()
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	dup, err := c.Sub(all)
+	if err != nil {
+		return Result{}, err
+	}
+	r := &runner{c: dup, p: p, me: c.Rank(), n: n, buf: make([]byte, 64+infer.EncodedSize(2*n+2))}
+	return r.run(ctx)
+}
+
+type runner struct {
+	c      comm.Comm
+	p      Params
+	me, n  int
+	buf    []byte
+	seq    uint64
+	ahead  *infer.Tree
+	tree   *infer.Tree
+	counts [3]int // add measurements, pairs, exchanges carried along the chain
+	done   *Result
+	exch   int
+}
+
+func (r *runner) run(ctx context.Context) (Result, error) {
+	if r.n == 1 {
+		return Result{Tree: infer.NewTree(0)}, nil
+	}
+	if r.me == 0 {
+		t := infer.NewTree(0)
+		if err := r.pass(ctx, t); err != nil {
+			return Result{}, err
+		}
+	} else {
+		if err := r.addSelf(ctx); err != nil {
+			return Result{}, err
+		}
+	}
+	for r.done == nil {
+		if err := r.step(ctx); err != nil {
+			return Result{}, err
+		}
+	}
+	return *r.done, nil
+}
+
+// addSelf is infer_local of Fig. 8 for this rank.
+func (r *runner) addSelf(ctx context.Context) error {
+	ad := infer.NewAdder(r.me, prober{r, ctx}, r.p.Seed)
+	if r.me >= infer.Ahead {
+		for r.ahead == nil {
+			if err := r.step(ctx); err != nil {
+				return err
+			}
+		}
+		if _, err := ad.FindCloseHost(r.ahead); err != nil {
+			return err
+		}
+	}
+	for r.tree == nil {
+		if err := r.step(ctx); err != nil {
+			return err
+		}
+	}
+	t := r.tree
+	if r.me < infer.Ahead {
+		if _, err := ad.FindCloseHost(t); err != nil {
+			return err
+		}
+	}
+	first := -1
+	best := math.Inf(1)
+	for j, v := range ad.Known {
+		if t.Has(j) && (v.Min < best || v.Min == best && j < first) {
+			first, best = j, v.Min
+		}
+	}
+	if err := ad.Add(t, first); err != nil {
+		return err
+	}
+	r.counts[0] += ad.AddRTT
+	r.counts[1] += ad.Measured()
+	r.counts[2] += r.exch
+	if r.me == r.n-1 {
+		res := Result{Tree: t, AddMeasurements: r.counts[0], Pairs: r.counts[1], Exchanges: r.counts[2]}
+		r.done = &res
+		return r.relayDone(ctx, t)
+	}
+	return r.pass(ctx, t)
+}
+
+// pass sends T_i on to H_{i+1} (with the running counts) and ahead to
+// H_{i+Ahead}.
+func (r *runner) pass(ctx context.Context, t *infer.Tree) error {
+	enc, _ := t.MarshalBinary()
+	msg := r.treeMsg(kindTree, enc)
+	reqs := []comm.Request{r.c.Isend(r.me+1, 0, msg)}
+	if r.me+infer.Ahead < r.n {
+		reqs = append(reqs, r.c.Isend(r.me+infer.Ahead, 0, r.treeMsg(kindAhead, enc)))
+	}
+	return r.waitServing(ctx, reqs)
+}
+
+func (r *runner) treeMsg(kind byte, enc []byte) []byte {
+	m := make([]byte, 1+24, 1+24+len(enc))
+	m[0] = kind
+	for i, v := range r.counts {
+		binary.LittleEndian.PutUint64(m[1+8*i:], uint64(v))
+	}
+	return append(m, enc...)
+}
+
+// relayDone forwards the final tree along a binomial tree rooted at the
+// last rank; a rank stops serving once it has forwarded it.
+func (r *runner) relayDone(ctx context.Context, t *infer.Tree) error {
+	enc, _ := t.MarshalBinary()
+	msg := r.treeMsg(kindDone, enc)
+	rel := (r.me - (r.n - 1) + r.n) % r.n // rank relative to the root
+	var reqs []comm.Request
+	low := rel & -rel
+	if rel == 0 {
+		low = 1
+		for low < r.n {
+			low <<= 1
+		}
+	}
+	for k := low >> 1; k >= 1; k >>= 1 {
+		if rel+k < r.n {
+			reqs = append(reqs, r.c.Isend((rel+k+r.n-1)%r.n, 0, msg))
+		}
+	}
+	return r.waitServing(ctx, reqs)
+}
+
+// waitServing waits for sends to complete while answering pings, so that
+// a rendezvous send to a busy peer cannot deadlock the protocol.
+func (r *runner) waitServing(ctx context.Context, reqs []comm.Request) error {
+	for _, q := range reqs {
+		for {
+			done, _, err := q.Test()
+			if err != nil {
+				return err
+			}
+			if done {
+				break
+			}
+			if err := r.step(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// step receives one protocol message and handles it.
+func (r *runner) step(ctx context.Context) error {
+	st, err := r.c.Recv(ctx, comm.AnySource, comm.AnyTag, r.buf)
+	if err != nil {
+		return err
+	}
+	return r.handle(ctx, st.Source, r.buf[:st.Count])
+}
+
+func (r *runner) handle(ctx context.Context, src int, m []byte) error {
+	if len(m) == 0 {
+		return fmt.Errorf("infer: empty message from rank %d", src)
+	}
+	switch m[0] {
+	case kindPing:
+		reply := append([]byte{kindPong}, m[1:]...)
+		return r.c.Send(ctx, src, 0, reply)
+	case kindPong:
+		return fmt.Errorf("infer: unexpected pong from rank %d", src)
+	case kindAhead, kindTree, kindDone:
+		if len(m) < 25 {
+			return fmt.Errorf("infer: short tree message from rank %d", src)
+		}
+		t, err := infer.UnmarshalTree(m[25:])
+		if err != nil {
+			return fmt.Errorf("infer: tree from rank %d: %w", src, err)
+		}
+		var counts [3]int
+		for i := range counts {
+			counts[i] = int(binary.LittleEndian.Uint64(m[1+8*i:]))
+		}
+		switch m[0] {
+		case kindAhead:
+			r.ahead = t
+		case kindTree:
+			r.tree, r.counts = t, counts
+		case kindDone:
+			r.done = &Result{Tree: t, AddMeasurements: counts[0], Pairs: counts[1], Exchanges: counts[2]}
+			return r.relayDone(ctx, t)
+		}
+		return nil
+	}
+	return fmt.Errorf("infer: unknown message kind %d from rank %d", m[0], src)
+}
+
+// pingPong measures one round trip to peer, answering other ranks' pings
+// (and queueing their trees) while it waits.
+func (r *runner) pingPong(ctx context.Context, peer int) (time.Duration, error) {
+	r.seq++
+	var ping [9]byte
+	ping[0] = kindPing
+	binary.LittleEndian.PutUint64(ping[1:], r.seq)
+	t0 := r.c.Now()
+	if err := r.c.Send(ctx, peer, 0, ping[:]); err != nil {
+		return 0, err
+	}
+	for {
+		st, err := r.c.Recv(ctx, comm.AnySource, comm.AnyTag, r.buf)
+		if err != nil {
+			return 0, err
+		}
+		m := r.buf[:st.Count]
+		if len(m) == 9 && m[0] == kindPong && st.Source == peer && binary.LittleEndian.Uint64(m[1:]) == r.seq {
+			r.exch++
+			return r.c.Now() - t0, nil
+		}
+		if err := r.handle(ctx, st.Source, m); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// prober measures from this rank with seed 002's protocol (Fig. 6): rounds
+// of ping-pongs that end when the best has not improved for Stale
+// exchanges or after MaxExchanges; the min and max of the rounds' bests.
+type prober struct {
+	r   *runner
+	ctx context.Context
+}
+
+func (p prober) RTT(a, b int) (infer.RTT, error) {
+	if a != p.r.me {
+		return infer.RTT{}, errors.New("infer: live prober measures from its own rank only")
+	}
+	return MeasurePair(p.r.p, func() (time.Duration, error) { return p.r.pingPong(p.ctx, b) })
+}
+
+// MeasurePair runs seed 002's pair protocol (Fig. 6) over a ping-pong
+// function and returns the min and max over the rounds of each round's
+// best RTT, in seconds.
+func MeasurePair(p Params, pingPong func() (time.Duration, error)) (infer.RTT, error) {
+	res := infer.RTT{Min: math.Inf(1), Max: math.Inf(-1)}
+	for round := 0; round < p.Rounds; round++ {
+		best := time.Duration(math.MaxInt64)
+		stale := 0
+		for j := 0; j < p.MaxExchanges && stale < p.Stale; j++ {
+			rtt, err := pingPong()
+			if err != nil {
+				return infer.RTT{}, err
+			}
+			if rtt < best {
+				best, stale = rtt, 0
+			} else {
+				stale++
+			}
+		}
+		s := best.Seconds()
+		res.Min = math.Min(res.Min, s)
+		res.Max = math.Max(res.Max, s)
+	}
+	return res, nil
+}

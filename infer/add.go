@@ -26,15 +26,26 @@ type Adder struct {
 	Known  map[int]RTT // RTTs measured from H, by peer rank
 	Rand   *rand.Rand  // for find_close_host's arbitrary choices
 	AddRTT int         // measurements made by add itself (the Sect. 3.3 bound counts these)
-	// Tol is the absolute tolerance (seconds, one-way) within which a
-	// branching point coincides with an existing switch, on top of the
-	// min/max interval; it absorbs floating-point error when RTTs are exact.
-	Tol float64
+	// Tol and RelTol widen the min/max interval within which a branching
+	// point coincides with an existing switch: by Tol seconds plus RelTol
+	// times the A-B distance. They absorb what is not noise but not latency
+	// either (rounding, a small message's transfer time), which would
+	// otherwise split one switch into several a few nanoseconds apart.
+	Tol, RelTol float64
+	// CloseSamples caps find_close_host's measurements. Seed 002 says it
+	// "measures RTTs to some randomly selected hosts"; without a cap the
+	// 3x and x/3 rules never prune the hosts of H's own switch (they are
+	// all at the same distance), and H measures every one of them. 0 means
+	// no cap.
+	CloseSamples int
 }
+
+// DefaultCloseSamples is the default cap of find_close_host's measurements.
+const DefaultCloseSamples = 16
 
 // NewAdder returns an Adder for host h.
 func NewAdder(h int, p Prober, seed uint64) *Adder {
-	return &Adder{H: h, Probe: p, Known: map[int]RTT{}, Rand: rand.New(rand.NewPCG(seed, uint64(h))), Tol: 1e-9}
+	return &Adder{H: h, Probe: p, Known: map[int]RTT{}, Rand: rand.New(rand.NewPCG(seed, uint64(h))), Tol: 1e-9, RelTol: 5e-3, CloseSamples: DefaultCloseSamples}
 }
 
 func (ad *Adder) measure(j int, counted bool) (RTT, error) {
@@ -63,7 +74,7 @@ func (ad *Adder) Measured() int { return len(ad.Known) }
 func (ad *Adder) FindCloseHost(t *Tree) (int, error) {
 	m := t.Ranks()
 	best, bestRTT := -1, math.Inf(1)
-	for len(m) > 0 {
+	for taken := 0; len(m) > 0 && (ad.CloseSamples <= 0 || taken < ad.CloseSamples); taken++ {
 		i := ad.Rand.IntN(len(m))
 		j := m[i]
 		m[i] = m[len(m)-1]
@@ -86,6 +97,18 @@ func (ad *Adder) FindCloseHost(t *Tree) (int, error) {
 		m = keep
 	}
 	return best, nil
+}
+
+// Closest returns the host of t with the smallest RTT measured from H so
+// far (ties to the lower rank), or -1 if none was measured.
+func (ad *Adder) Closest(t *Tree) int {
+	first, best := -1, math.Inf(1)
+	for j, v := range ad.Known {
+		if t.Has(j) && (v.Min < best || v.Min == best && j < first) {
+			first, best = j, v.Min
+		}
+	}
+	return first
 }
 
 // estimate is the best known upper bound of the one-way distance from H to
@@ -153,7 +176,8 @@ func (ad *Adder) Add(t *Tree, first int) error {
 		lo := (2*dab + ra.Min - rb.Max) / 4
 		hi := (2*dab + ra.Max - rb.Min) / 4
 		pos = clamp(pos, 0, dab)
-		sw, at := snap(t, path, steps, pos, lo-ad.Tol, hi+ad.Tol)
+		tol := ad.Tol + ad.RelTol*dab
+		sw, at := snap(t, path, steps, pos, lo-tol, hi+tol)
 		if sw < 0 {
 			// A new branching point strictly inside edge path[at]-path[at+1].
 			off := pos

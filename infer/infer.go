@@ -37,11 +37,10 @@ func Infer(hosts []int, p Prober, seed uint64) (Result, error) {
 		if i < Ahead {
 			view = snapshots[i-1]
 		}
-		first, err := ad.FindCloseHost(view)
-		if err != nil {
+		if _, err := ad.FindCloseHost(view); err != nil {
 			return res, err
 		}
-		if err := ad.Add(t, first); err != nil {
+		if err := ad.Add(t, ad.Closest(t)); err != nil {
 			return res, err
 		}
 		res.AddMeasurements += ad.AddRTT

@@ -16,7 +16,20 @@ type trueTree struct {
 }
 
 func randomTrueTree(rng *rand.Rand, switches, hosts, maxPorts int) *trueTree {
+	return randomTrueTreeQ(rng, switches, hosts, maxPorts, false)
+}
+
+// randomTrueTreeQ with quantized set makes every latency a whole number of
+// microseconds, so that many hosts are equidistant (ties, as real
+// switches with identical ports give).
+func randomTrueTreeQ(rng *rand.Rand, switches, hosts, maxPorts int, quantized bool) *trueTree {
 	tt := &trueTree{}
+	lat := func() float64 {
+		if quantized {
+			return 1e-6 * float64(1+rng.IntN(3))
+		}
+		return 1e-6 * (1 + rng.Float64()*9)
+	}
 	add := func(p int, l float64) int {
 		tt.parent = append(tt.parent, p)
 		tt.up = append(tt.up, l)
@@ -35,7 +48,7 @@ func randomTrueTree(rng *rand.Rand, switches, hosts, maxPorts int) *trueTree {
 				free = append(free, p)
 			}
 		}
-		add(free[rng.IntN(len(free))], 1e-6*(1+rng.Float64()*9))
+		add(free[rng.IntN(len(free))], lat())
 	}
 	for h := 0; h < hosts; h++ {
 		var free []int
@@ -47,7 +60,7 @@ func randomTrueTree(rng *rand.Rand, switches, hosts, maxPorts int) *trueTree {
 		if len(free) == 0 {
 			break // every port taken: fewer hosts than asked
 		}
-		tt.host = append(tt.host, add(free[rng.IntN(len(free))], 1e-6*(1+rng.Float64()*9)))
+		tt.host = append(tt.host, add(free[rng.IntN(len(free))], lat()))
 	}
 	return tt
 }
@@ -93,8 +106,8 @@ func (p *exactProber) RTT(a, b int) (RTT, error) {
 // reproduces every host-to-host latency (the tree metric is recovered).
 func TestShiraiReconstructsTreeMetric(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
-	for trial := 0; trial < 30; trial++ {
-		tt := randomTrueTree(rng, 2+rng.IntN(8), 3+rng.IntN(40), 3+rng.IntN(10))
+	for trial := 0; trial < 60; trial++ {
+		tt := randomTrueTreeQ(rng, 2+rng.IntN(8), 3+rng.IntN(40), 3+rng.IntN(10), trial%2 == 1)
 		n := len(tt.host)
 		hosts := rng.Perm(n)
 		res, err := Infer(hosts, &exactProber{tt: tt}, 1)

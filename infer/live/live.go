@@ -124,14 +124,7 @@ func (r *runner) addSelf(ctx context.Context) error {
 			return err
 		}
 	}
-	first := -1
-	best := math.Inf(1)
-	for j, v := range ad.Known {
-		if t.Has(j) && (v.Min < best || v.Min == best && j < first) {
-			first, best = j, v.Min
-		}
-	}
-	if err := ad.Add(t, first); err != nil {
+	if err := ad.Add(t, ad.Closest(t)); err != nil {
 		return err
 	}
 	r.counts[0] += ad.AddRTT

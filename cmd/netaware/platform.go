@@ -1,0 +1,467 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"netaware/platform"
+	"netaware/topo"
+)
+
+func init() { register(newPlatformCmd) }
+
+func newPlatformCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "platform",
+		Short: "List, inspect, validate and export simulated platforms",
+		Long: `A platform describes a network for the simulator (hosts with sockets and
+cores, switches, links, rank placement, noise, TCP behaviour) and the ground
+truth that discovery is judged against. Platforms are YAML files in the format
+of docs/platforms.md, or built-in names.
+
+Examples:
+  netaware platform list
+  netaware platform show zhu-2racks
+  netaware platform validate mygrid.yaml other.yaml
+  netaware platform truth fram-like --json > truth.json
+  netaware platform export --simgrid dichev-n1 -o dichev-n1.xml`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(newPlatformListCmd(), newPlatformShowCmd(), newPlatformValidateCmd(),
+		newPlatformTruthCmd(), newPlatformExportCmd())
+	return cmd
+}
+
+func newPlatformListCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the built-in platforms",
+		Long: `List prints the built-in platforms with a one-line description each. Every
+built-in cites, in its header comment ('netaware platform show NAME --source'),
+the seed paper section each number comes from.
+
+Example:
+  netaware platform list --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			bs := platform.Builtins()
+			if asJSON {
+				type entry struct {
+					Name        string `json:"name"`
+					Description string `json:"description"`
+				}
+				var out []entry
+				for _, b := range bs {
+					out = append(out, entry{b.Name, b.Description})
+				}
+				return platformJSON(cmd.OutOrStdout(), out)
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			for _, b := range bs {
+				fmt.Fprintf(tw, "%s\t%s\n", b.Name, b.Description)
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of a table")
+	return cmd
+}
+
+// platformPlacementFlags lets show and truth look at another rank placement.
+type platformPlacementFlags struct {
+	perHost string
+	order   string
+}
+
+func addPlatformPlacementFlags(cmd *cobra.Command) *platformPlacementFlags {
+	f := &platformPlacementFlags{}
+	cmd.Flags().StringVar(&f.perHost, "per-host", "", `ranks per host: a number or "cores" (default: the file's ranks.per_host)`)
+	cmd.Flags().StringVar(&f.order, "order", "", "rank order: block or cyclic (default: the file's ranks.order)")
+	return f
+}
+
+func (f *platformPlacementFlags) apply(p *platform.Platform) (*platform.Platform, error) {
+	if f.perHost == "" && f.order == "" {
+		return p, nil
+	}
+	perHost, order := p.Placement()
+	if f.perHost == "cores" {
+		perHost = platform.PerHostCores
+	} else if f.perHost != "" {
+		n, err := strconv.Atoi(f.perHost)
+		if err != nil || n < 1 {
+			return nil, usagef("--per-host %q: want a positive number or \"cores\"", f.perHost)
+		}
+		perHost = n
+	}
+	if f.order != "" {
+		if f.order != platform.OrderBlock && f.order != platform.OrderCyclic {
+			return nil, usagef("--order %q: want block or cyclic", f.order)
+		}
+		order = f.order
+	}
+	q, err := p.Place(perHost, order)
+	if err != nil {
+		return nil, fmt.Errorf("platform %s: %w", p.Name, err)
+	}
+	return q, nil
+}
+
+func newPlatformShowCmd() *cobra.Command {
+	var source bool
+	var pf *platformPlacementFlags
+	cmd := &cobra.Command{
+		Use:   "show NAME|FILE",
+		Short: "Summarise a platform: hosts, switches, links, ranks, routes",
+		Long: `Show prints a readable summary of a platform: its switches and links, its
+hosts grouped by switch and host type, the rank placement, noise and TCP
+settings, a summary of the routes between hosts (latency, hops, bottleneck
+bandwidth) and the ground-truth levels.
+
+With --source it prints the platform file itself (for built-ins, the YAML
+with its header comment citing where every number comes from).
+
+Examples:
+  netaware platform show graphene
+  netaware platform show fram-like --per-host 4 --order cyclic
+  netaware platform show zhu-2racks --source > my-racks.yaml`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if source {
+				data, err := platform.Source(args[0])
+				if err != nil {
+					return err
+				}
+				_, err = cmd.OutOrStdout().Write(data)
+				return err
+			}
+			p, err := platform.Load(args[0])
+			if err != nil {
+				return err
+			}
+			if p, err = pf.apply(p); err != nil {
+				return err
+			}
+			return platformShow(cmd.OutOrStdout(), p)
+		},
+	}
+	cmd.Flags().BoolVar(&source, "source", false, "print the platform file instead of a summary")
+	pf = addPlatformPlacementFlags(cmd)
+	return cmd
+}
+
+func platformShow(w io.Writer, p *platform.Platform) error {
+	fmt.Fprintf(w, "platform %s (%s)\n", p.Name, p.File)
+	if p.Description != "" {
+		fmt.Fprintf(w, "  %s\n", p.Description)
+	}
+	hosts := p.Hosts()
+	perHost, order := p.Placement()
+	ph := strconv.Itoa(perHost)
+	if perHost == platform.PerHostCores {
+		ph = "cores"
+	}
+	fmt.Fprintf(w, "\n%d hosts, %d switches, %d switch links, %d ranks (per_host %s, order %s), %d shared resources\n",
+		len(hosts), len(p.Switches()), len(p.Links()), p.NumRanks(), ph, order, len(p.Resources()))
+
+	fmt.Fprintf(w, "\nhost types:\n")
+	for _, t := range p.HostTypes() {
+		fmt.Fprintf(w, "  %-12s %d socket(s) x %d core(s)", t.Name, t.Sockets, t.CoresPerSocket)
+		if t.IntraSocket != nil {
+			fmt.Fprintf(w, ", intra-socket %s %s", platform.FormatByteRate(t.IntraSocket.BandwidthBps), platform.FormatTime(t.IntraSocket.LatencyS))
+		}
+		if t.InterSocket != nil {
+			fmt.Fprintf(w, ", inter-socket %s %s", platform.FormatByteRate(t.InterSocket.BandwidthBps), platform.FormatTime(t.InterSocket.LatencyS))
+		}
+		o := t.Overhead
+		if o != (platform.Overhead{}) {
+			fmt.Fprintf(w, ", overhead send %s recv %s", platform.FormatTime(o.SendS), platform.FormatTime(o.RecvS))
+		}
+		fmt.Fprintln(w)
+	}
+
+	fmt.Fprintf(w, "\nhosts by switch:\n")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for i := 0; i < len(hosts); {
+		j := i
+		for j < len(hosts) && hosts[j].Switch == hosts[i].Switch && hosts[j].Type == hosts[i].Type && hosts[j].Link == hosts[i].Link {
+			j++
+		}
+		fmt.Fprintf(tw, "  %s\t%d host(s) %s..%s\ttype %s\tlink %s %s%s\n", hosts[i].Switch, j-i, hosts[i].Name, hosts[j-1].Name,
+			hosts[i].Type.Name, platform.FormatBandwidth(hosts[i].Link.BandwidthBps), platform.FormatTime(hosts[i].Link.LatencyS), platformDuplexNote(hosts[i].Link))
+		i = j
+	}
+	tw.Flush()
+
+	if len(p.Links()) > 0 {
+		fmt.Fprintf(w, "\nswitch links:\n")
+		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		for _, l := range p.Links() {
+			fmt.Fprintf(tw, "  %s - %s\t%s\t%s%s\n", l.A, l.B, platform.FormatBandwidth(l.BandwidthBps), platform.FormatTime(l.LatencyS), platformDuplexNote(l.LinkSpec))
+		}
+		tw.Flush()
+	}
+
+	n, tcp := p.Noise(), p.TCP()
+	fmt.Fprintf(w, "\nnoise: seed %d, latency jitter %g, bandwidth jitter %g\n", n.Seed, n.LatencyJitter, n.BandwidthJitter)
+	window := "no window bound"
+	if tcp.WindowBytes > 0 {
+		window = fmt.Sprintf("window %d bytes", tcp.WindowBytes)
+	}
+	fmt.Fprintf(w, "tcp: crosstraffic %g, %s\n", tcp.CrossTraffic, window)
+
+	rs := platformRouteSummary(p)
+	fmt.Fprintf(w, "\nroutes between hosts (%s):\n", rs.scope)
+	fmt.Fprintf(w, "  one-way latency  min %s  median %s  max %s\n", platform.FormatTime(rs.lat[0]), platform.FormatTime(rs.lat[1]), platform.FormatTime(rs.lat[2]))
+	fmt.Fprintf(w, "  links crossed    min %d  max %d\n", rs.hopsMin, rs.hopsMax)
+	fmt.Fprintf(w, "  bottleneck       min %s  max %s\n", platform.FormatBandwidth(rs.bwMin), platform.FormatBandwidth(rs.bwMax))
+
+	fmt.Fprintf(w, "\nground truth:\n")
+	platformWriteLevels(w, p.Truth())
+	return nil
+}
+
+func platformDuplexNote(l platform.LinkSpec) string {
+	if l.HalfDuplex {
+		return " half duplex"
+	}
+	return ""
+}
+
+type platformRouteStats struct {
+	scope            string
+	lat              [3]float64 // min, median, max
+	hopsMin, hopsMax int
+	bwMin, bwMax     float64
+}
+
+// platformRouteSummary looks at every host pair, or at a deterministic sample of
+// pairs on large platforms.
+func platformRouteSummary(p *platform.Platform) platformRouteStats {
+	h := len(p.Hosts())
+	st := platformRouteStats{hopsMin: math.MaxInt, bwMin: math.Inf(1)}
+	if h < 2 {
+		st.scope = "none: one host"
+		st.hopsMin, st.bwMin = 0, 0
+		return st
+	}
+	const maxPairs = 200000
+	stride := 1
+	if total := h * (h - 1) / 2; total > maxPairs {
+		stride = total/maxPairs + 1
+		st.scope = fmt.Sprintf("every %dth of %d host pairs", stride, total)
+	} else {
+		st.scope = fmt.Sprintf("all %d host pairs", total)
+	}
+	var lats []float64
+	k := 0
+	for a := 0; a < h; a++ {
+		for b := a + 1; b < h; b++ {
+			k++
+			if k%stride != 0 {
+				continue
+			}
+			r := p.HostRoute(a, b)
+			lats = append(lats, r.LatencyS)
+			st.hopsMin, st.hopsMax = min(st.hopsMin, r.Hops), max(st.hopsMax, r.Hops)
+			bw := math.Inf(1)
+			for _, x := range r.Forward {
+				bw = math.Min(bw, p.Resources()[x].BandwidthBps)
+			}
+			st.bwMin, st.bwMax = math.Min(st.bwMin, bw), math.Max(st.bwMax, bw)
+		}
+	}
+	slices.Sort(lats)
+	st.lat = [3]float64{lats[0], lats[len(lats)/2], lats[len(lats)-1]}
+	return st
+}
+
+func platformWriteLevels(w io.Writer, levels []platform.Level) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "  level\tgroups\tsizes\n")
+	for _, l := range levels {
+		fmt.Fprintf(tw, "  %s\t%d\t%s\n", l.Name, len(l.Groups), platformGroupSizes(l.Groups))
+	}
+	tw.Flush()
+}
+
+// platformGroupSizes renders group sizes compactly: "4x16, 1x5".
+func platformGroupSizes(groups [][]int) string {
+	count := map[int]int{}
+	for _, g := range groups {
+		count[len(g)]++
+	}
+	sizes := make([]int, 0, len(count))
+	for s := range count {
+		sizes = append(sizes, s)
+	}
+	slices.Sort(sizes)
+	slices.Reverse(sizes)
+	parts := make([]string, len(sizes))
+	for i, s := range sizes {
+		parts[i] = fmt.Sprintf("%dx%d", count[s], s)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func newPlatformValidateCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "validate FILE...",
+		Short: "Check platform files and report the first error of each",
+		Long: `Validate parses each platform file and reports either a one-line summary or
+the first error, as file:line: key: problem. Unknown keys, bad units, duplicate
+names, unreachable hosts and rank placements a host cannot hold are all errors.
+Exits 1 if any file is invalid.
+
+Example:
+  netaware platform validate grid.yaml
+  grid.yaml:12: hosts[1].link.bandwidth: "10Gbs": unknown unit (want bps, Kbps, Mbps, Gbps, Bps, KBps, MBps, GBps)`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			bad := 0
+			for _, f := range args {
+				data, err := os.ReadFile(f)
+				if err == nil {
+					var p *platform.Platform
+					if p, err = platform.Parse(f, data); err == nil {
+						fmt.Fprintf(cmd.OutOrStdout(), "%s: ok: %s, %d hosts, %d switches, %d ranks, %d truth levels\n",
+							f, p.Name, len(p.Hosts()), len(p.Switches()), p.NumRanks(), len(p.Truth()))
+						continue
+					}
+				}
+				bad++
+				fmt.Fprintln(cmd.ErrOrStderr(), err)
+			}
+			if bad > 0 {
+				return fmt.Errorf("%d of %d platform files invalid", bad, len(args))
+			}
+			return nil
+		},
+	}
+}
+
+func newPlatformTruthCmd() *cobra.Command {
+	var asJSON bool
+	var pf *platformPlacementFlags
+	cmd := &cobra.Command{
+		Use:   "truth NAME|FILE",
+		Short: "Print a platform's ground-truth levels",
+		Long: `Truth prints the levels discovery is judged against, finest first: socket,
+host, switch, the cuts of the routed switch tree, the file's truth: levels, and
+all (docs/platforms.md gives the exact rule). With --json it prints a
+topology.json document (TOPOLOGY.md) with the ranks' host/socket/core and the
+levels, which 'netaware topo compare --truth' also accepts.
+
+Examples:
+  netaware platform truth dichev-n1
+  netaware platform truth fram-like --per-host 4 --json > truth.json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := platform.Load(args[0])
+			if err != nil {
+				return err
+			}
+			if p, err = pf.apply(p); err != nil {
+				return err
+			}
+			levels := p.Truth()
+			if !asJSON {
+				fmt.Fprintf(cmd.OutOrStdout(), "platform %s: %d ranks\n", p.Name, p.NumRanks())
+				platformWriteLevels(cmd.OutOrStdout(), levels)
+				return nil
+			}
+			return platformJSON(cmd.OutOrStdout(), platformTruthTopology(p, levels))
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a topology.json document")
+	pf = addPlatformPlacementFlags(cmd)
+	return cmd
+}
+
+func platformTruthTopology(p *platform.Platform, levels []platform.Level) *topo.Topology {
+	t := &topo.Topology{Version: topo.Version, Size: p.NumRanks(),
+		Method: &topo.Method{Name: "platform-ground-truth", Params: map[string]any{"platform": p.Name}}}
+	for r := range p.NumRanks() {
+		host, socket, core := p.RankIdentity(r)
+		t.Ranks = append(t.Ranks, topo.Rank{Rank: r, Host: host, Socket: &socket, Core: &core})
+	}
+	for _, l := range levels {
+		t.Levels = append(t.Levels, topo.Level{Name: l.Name, Groups: l.Groups})
+	}
+	return t
+}
+
+func newPlatformExportCmd() *cobra.Command {
+	var simgrid bool
+	var out string
+	cmd := &cobra.Command{
+		Use:   "export --simgrid NAME|FILE [-o FILE]",
+		Short: "Write a platform in another simulator's format (SimGrid)",
+		Long: `Export writes the platform's network as a SimGrid platform file (DTD v4.1):
+one host per platform host, links with their bandwidth and latency
+(SPLITDUPLEX for full duplex, SHARED for half duplex), and an explicit route
+between every pair of hosts, the same links netaware's simulator routes over.
+Memory paths inside a host, overheads and noise are not exported. The file
+grows with the square of the host count.
+
+Example:
+  netaware platform export --simgrid zhu-2racks -o zhu.xml
+  smpirun -platform zhu.xml -np 30 ...`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !simgrid {
+				return usagef("platform export: choose a format: --simgrid")
+			}
+			p, err := platform.Load(args[0])
+			if err != nil {
+				return err
+			}
+			if out == "" || out == "-" {
+				return p.WriteSimGrid(cmd.OutOrStdout())
+			}
+			return platformWriteAtomic(out, p.WriteSimGrid)
+		},
+	}
+	cmd.Flags().BoolVar(&simgrid, "simgrid", false, "write a SimGrid platform XML file")
+	cmd.Flags().StringVarP(&out, "output", "o", "", "output file (default: standard output)")
+	return cmd
+}
+
+// platformWriteAtomic writes through a temporary file and renames it, so that a
+// failed export never leaves a truncated file behind.
+func platformWriteAtomic(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func platformJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

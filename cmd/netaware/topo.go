@@ -1,0 +1,498 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"netaware/metrics"
+	"netaware/platform"
+	"netaware/topo"
+)
+
+func init() { register(newTopoCmd) }
+
+func newTopoCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "topo",
+		Short: "Convert, show and score topology files",
+		Long: `Work with topology.json files (the format of TOPOLOGY.md) that discovery writes.
+
+  convert  write a topology as Graphviz DOT, a Slurm topology.conf, an MPICH
+           coordinates file, an LGate group file, a text tree or JSON; read
+           LGate, Slurm and MPICH files back into topology.json
+  show     print a topology as a readable tree with a level summary
+  compare  score a topology against ground truth (a platform or another
+           topology.json): NMI, adjusted Rand index and accuracy per level,
+           shared-link query errors and latency-prediction ratios
+
+See docs/topology-files.md for the formats.`,
+		Example: `  netaware topo show topology.json
+  netaware topo convert topology.json --to slurm -o topology.conf
+  netaware topo compare topology.json --truth zhu-2racks`,
+	}
+	cmd.AddCommand(newTopoConvertCmd(), newTopoShowCmd(), newTopoCompareCmd())
+	return cmd
+}
+
+var topoFormats = []string{"json", "dot", "slurm", "mpich-coords", "lgate", "text"}
+var topoInputFormats = []string{"json", "lgate", "slurm", "mpich-coords"}
+
+func newTopoConvertCmd() *cobra.Command {
+	var to, from, out, hostsFrom string
+	cmd := &cobra.Command{
+		Use:   "convert IN --to FORMAT [-o OUT]",
+		Short: "Convert a topology to DOT, Slurm, MPICH, LGate, text or JSON",
+		Long: `Convert reads a topology (topology.json unless --from says otherwise) and writes
+it in another format, to standard output or atomically to -o OUT.
+
+Output formats (--to):
+  json          topology.json (TOPOLOGY.md), validated and laid out one item a line
+  dot           Graphviz: the inferred tree when there is one, else the levels as
+                nested clusters (render with 'dot -Tsvg')
+  slurm         topology.conf for Slurm's topology/tree plugin; ranks are collapsed
+                to their hosts, so every rank needs a host name
+  mpich-coords  the file MPICH reads from MPIR_CVAR_COORDINATES_FILE
+                ("rank: group_id switch_id port")
+  lgate         the nested cluster/group file of the LGate test harness (seed 003)
+  text          the tree 'netaware topo show' prints
+
+Input formats (--from):
+  json (default), lgate, mpich-coords, and slurm; a topology.conf names hosts,
+  not ranks, so --from slurm also needs --hosts-from FILE, a topology.json whose
+  ranks carry the host names.`,
+		Example: `  netaware topo convert topology.json --to dot -o topology.dot && dot -Tsvg topology.dot -o topology.svg
+  netaware topo convert topology.json --to slurm -o /etc/slurm/topology.conf
+  netaware topo convert topology.json --to mpich-coords -o coords.txt
+  MPIR_CVAR_COORDINATES_FILE=coords.txt mpiexec -n 64 ./app
+  netaware topo convert groups.lgate --from lgate --to json -o topology.json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if to == "" {
+				return usagef("topo convert needs --to FORMAT (%s)", strings.Join(topoFormats, ", "))
+			}
+			if !slices.Contains(topoFormats, to) {
+				return usagef("--to %q: want one of %s", to, strings.Join(topoFormats, ", "))
+			}
+			if !slices.Contains(topoInputFormats, from) {
+				return usagef("--from %q: want one of %s", from, strings.Join(topoInputFormats, ", "))
+			}
+			if from == "slurm" && hostsFrom == "" {
+				return usagef("--from slurm needs --hosts-from FILE (a topology.json with the ranks' host names)")
+			}
+			if from != "slurm" && hostsFrom != "" {
+				return usagef("--hosts-from only applies to --from slurm")
+			}
+			t, err := readTopologyAs(args[0], from, hostsFrom)
+			if err != nil {
+				return err
+			}
+			var buf bytes.Buffer
+			if err := writeTopologyAs(&buf, t, to); err != nil {
+				return fmt.Errorf("%s -> %s: %w", args[0], to, err)
+			}
+			if out == "" || out == "-" {
+				_, err := cmd.OutOrStdout().Write(buf.Bytes())
+				return err
+			}
+			return topo.WriteFileAtomic(out, buf.Bytes())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&to, "to", "", "output format: "+strings.Join(topoFormats, ", "))
+	f.StringVar(&from, "from", "json", "input format: "+strings.Join(topoInputFormats, ", "))
+	f.StringVarP(&out, "output", "o", "", "write to this file (atomically) instead of standard output")
+	f.StringVar(&hostsFrom, "hosts-from", "", "with --from slurm: topology.json giving each rank's host name")
+	return cmd
+}
+
+func readTopologyAs(path, format, hostsFrom string) (*topo.Topology, error) {
+	if format == "json" {
+		return topo.ReadFile(path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var t *topo.Topology
+	switch format {
+	case "lgate":
+		t, err = topo.ReadLGate(f)
+	case "mpich-coords":
+		t, err = topo.ReadMPICHCoordsTopology(f)
+	case "slurm":
+		var hosts *topo.Topology
+		if hosts, err = topo.ReadFile(hostsFrom); err != nil {
+			return nil, fmt.Errorf("--hosts-from: %w", err)
+		}
+		t, err = topo.ReadSlurmTopology(f, hosts.Ranks)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return t, nil
+}
+
+func writeTopologyAs(w io.Writer, t *topo.Topology, format string) error {
+	switch format {
+	case "json":
+		return t.Write(w)
+	case "dot":
+		return t.WriteDOT(w)
+	case "slurm":
+		return t.WriteSlurm(w)
+	case "mpich-coords":
+		return t.WriteMPICHCoords(w)
+	case "lgate":
+		return t.WriteLGate(w)
+	case "text":
+		return t.WriteText(w)
+	}
+	return fmt.Errorf("unknown format %q", format)
+}
+
+func newTopoShowCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "show FILE",
+		Short: "Print a topology.json as a tree with a level summary",
+		Long: `Show prints what a topology.json says, for people: how many ranks, hosts and
+levels, how the topology was found and at what cost, each level's group count and
+sizes, the groups nested from coarsest to finest with rank ranges and host names,
+and the inferred tree (rooted at its center) with each edge's one-way latency and
+bandwidth.`,
+		Example: `  netaware topo show topology.json
+  netaware topo show topology.json | less`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			t, err := topo.ReadFile(args[0])
+			if err != nil {
+				return err
+			}
+			return t.WriteText(cmd.OutOrStdout())
+		},
+	}
+}
+
+// compareReport is the --json output of topo compare.
+type compareReport struct {
+	Found       string                   `json:"found"`
+	Truth       string                   `json:"truth"`
+	TruthKind   string                   `json:"truth_kind"` // "platform" or "topology"
+	Size        int                      `json:"size"`
+	Levels      []metrics.LevelScore     `json:"levels"`
+	Endpoints   int                      `json:"endpoints,omitempty"`
+	EndpointsOf string                   `json:"endpoints_of,omitempty"` // "hosts" or "ranks"
+	LinkQueries *metrics.LinkQueryResult `json:"shared_link_queries,omitempty"`
+	DirQueries  *metrics.LinkQueryResult `json:"shared_link_queries_directed,omitempty"`
+	QuerySeed   uint64                   `json:"query_seed,omitempty"`
+	Latency     *metrics.LatencySummary  `json:"latency_ratios,omitempty"`
+	Notes       []string                 `json:"notes,omitempty"`
+}
+
+// truthSource is what compare scores against.
+type truthSource struct {
+	name   string
+	kind   string
+	size   int
+	levels []topo.Level
+	// endpoints: one rank per host when hosts are known, else every rank.
+	endpoints   []int
+	endpointsOf string
+	shares      metrics.LinkOracle // nil when the truth has no routes or tree
+	sharesDir   metrics.LinkOracle
+	latency     metrics.LatencyFunc
+}
+
+func newTopoCompareCmd() *cobra.Command {
+	var truthArg string
+	var asJSON bool
+	var queries, maxPairs int
+	var seed uint64
+	cmd := &cobra.Command{
+		Use:   "compare FILE --truth PLATFORM|FILE2",
+		Short: "Score a topology against ground truth (NMI, ARI, accuracy, link queries, latency)",
+		Long: `Compare scores a discovered topology.json against the truth: a platform (built-in
+name or platform.yaml, whose ground-truth levels and routes are known) or a second
+topology.json (FILE2, a file ending in .json).
+
+For every true level it picks the found level with the highest normalized mutual
+information (arithmetic normalization, as scikit-learn) and prints NMI, the
+adjusted Rand index and seed 003's accuracy (Eq. 3.7-3.9: the fraction of ranks
+whose cluster maps to their true group, clusters mapped one to one).
+
+When the found topology has a tree and the truth has routes (a platform) or a
+tree (FILE2), it also asks seed 002's random shared-link queries, "do A->B and
+C->D share a link?", over random sets of 4 distinct hosts, and prints the
+false-positive rate (of truly disjoint flow pairs, the fraction predicted to
+share) and false-negative rate, twice: for any common link, and for a common link
+crossed in the same direction (what competes on full-duplex links). Then it
+prints the ratio predicted/true one-way latency over host pairs: the fraction
+within 5% and 10% of 1.0, the median, and a histogram.`,
+		Example: `  netaware topo compare topology.json --truth zhu-2racks
+  netaware topo compare topology.json --truth platform.yaml --queries 100000 --seed 7
+  netaware topo compare found.json --truth expected.json --json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if truthArg == "" {
+				return usagef("topo compare needs --truth PLATFORM|FILE2")
+			}
+			if queries < 0 || maxPairs < 1 {
+				return usagef("--queries must be >= 0 and --max-pairs >= 1")
+			}
+			found, err := topo.ReadFile(args[0])
+			if err != nil {
+				return err
+			}
+			truth, err := loadTruth(truthArg)
+			if err != nil {
+				return err
+			}
+			rep, err := compareTopology(found, args[0], truth, queries, seed, maxPairs)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(rep)
+			}
+			printCompare(cmd.OutOrStdout(), rep)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&truthArg, "truth", "", "ground truth: a platform (built-in name or platform.yaml) or a topology.json")
+	f.BoolVar(&asJSON, "json", false, "print the scores as JSON")
+	f.IntVar(&queries, "queries", 10000, "number of random shared-link queries (0 = none)")
+	f.Uint64Var(&seed, "seed", 1, "seed of the random queries and of the latency pair sample")
+	f.IntVar(&maxPairs, "max-pairs", 200000, "latency ratios: sample this many host pairs at most")
+	return cmd
+}
+
+// loadTruth reads a topology.json when the argument is a .json file, and a
+// platform otherwise.
+func loadTruth(arg string) (*truthSource, error) {
+	if strings.EqualFold(filepath.Ext(arg), ".json") {
+		t, err := topo.ReadFile(arg)
+		if err != nil {
+			return nil, fmt.Errorf("--truth: %w", err)
+		}
+		return truthFromTopology(arg, t)
+	}
+	p, err := platform.Load(arg)
+	if err != nil {
+		return nil, fmt.Errorf("--truth: %w", err)
+	}
+	return truthFromPlatform(arg, p), nil
+}
+
+func truthFromTopology(name string, t *topo.Topology) (*truthSource, error) {
+	ts := &truthSource{name: name, kind: "topology", size: t.Size, levels: t.Levels}
+	ts.endpoints, ts.endpointsOf = endpointsOf(t)
+	if t.Tree != nil {
+		p, err := t.Paths()
+		if err != nil {
+			return nil, fmt.Errorf("--truth %s: %w", name, err)
+		}
+		ts.shares = p.SharesLink
+		ts.sharesDir = p.SharesLinkDirected
+		ts.latency = p.PathLatency
+	}
+	return ts, nil
+}
+
+func truthFromPlatform(name string, p *platform.Platform) *truthSource {
+	ts := &truthSource{name: name, kind: "platform", size: p.NumRanks(), endpointsOf: "hosts"}
+	for _, l := range p.Truth() {
+		ts.levels = append(ts.levels, topo.Level{Name: l.Name, Groups: l.Groups})
+	}
+	for h := range p.Hosts() {
+		if rs := p.HostRanks(h); len(rs) > 0 {
+			ts.endpoints = append(ts.endpoints, rs[0])
+		}
+	}
+	routeRes := func(a, b int) (fwd, both map[int]bool) {
+		r := p.Route(a, b)
+		fwd, both = map[int]bool{}, map[int]bool{}
+		for _, x := range r.Forward {
+			fwd[x], both[x] = true, true
+		}
+		for _, x := range r.Reverse {
+			both[x] = true
+		}
+		return fwd, both
+	}
+	// Same direction: the forward resources intersect. Any direction: a
+	// forward resource of one flow is a forward or reverse resource of the
+	// other (the reverse path uses the other direction of the same links).
+	ts.sharesDir = func(a, b, c, d int) (bool, error) {
+		f1, _ := routeRes(a, b)
+		for _, x := range p.Route(c, d).Forward {
+			if f1[x] {
+				return true, nil
+			}
+		}
+		return false, nil
+	}
+	ts.shares = func(a, b, c, d int) (bool, error) {
+		_, b1 := routeRes(a, b)
+		for _, x := range p.Route(c, d).Forward {
+			if b1[x] {
+				return true, nil
+			}
+		}
+		return false, nil
+	}
+	ts.latency = func(a, b int) (float64, error) { return p.Route(a, b).LatencyS, nil }
+	return ts
+}
+
+// endpointsOf picks one rank per host (the lowest) when every rank has a
+// host name, since seed 002 queries hosts; otherwise every rank.
+func endpointsOf(t *topo.Topology) ([]int, string) {
+	groups, _, err := t.HostPartition()
+	if err != nil {
+		all := make([]int, t.Size)
+		for i := range all {
+			all[i] = i
+		}
+		return all, "ranks"
+	}
+	var eps []int
+	for _, g := range groups {
+		eps = append(eps, g[0])
+	}
+	return eps, "hosts"
+}
+
+func compareTopology(found *topo.Topology, foundName string, truth *truthSource, queries int, seed uint64, maxPairs int) (*compareReport, error) {
+	if found.Size != truth.size {
+		return nil, fmt.Errorf("%s has %d ranks but the truth %s has %d", foundName, found.Size, truth.name, truth.size)
+	}
+	rep := &compareReport{Found: foundName, Truth: truth.name, TruthKind: truth.kind, Size: found.Size}
+	if len(found.Levels) == 0 {
+		rep.Notes = append(rep.Notes, "the found topology has no levels: no partition scores")
+	} else if len(truth.levels) == 0 {
+		rep.Notes = append(rep.Notes, "the truth has no levels: no partition scores")
+	} else {
+		scores, err := metrics.Compare(found.Levels, truth.levels)
+		if err != nil {
+			return nil, err
+		}
+		rep.Levels = scores
+	}
+	if found.Tree == nil {
+		rep.Notes = append(rep.Notes, "the found topology has no tree: no shared-link queries or latency ratios")
+		return rep, nil
+	}
+	if truth.shares == nil {
+		rep.Notes = append(rep.Notes, "the truth has no tree or routes: no shared-link queries or latency ratios")
+		return rep, nil
+	}
+	paths, err := found.Paths()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", foundName, err)
+	}
+	rep.Endpoints, rep.EndpointsOf = len(truth.endpoints), truth.endpointsOf
+	if queries > 0 {
+		if len(truth.endpoints) < 4 {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("only %d %s: shared-link queries need 4", len(truth.endpoints), truth.endpointsOf))
+		} else {
+			r, err := metrics.SharedLinkQueries(truth.endpoints, queries, seed, paths.SharesLink, truth.shares)
+			if err != nil {
+				return nil, err
+			}
+			rd, err := metrics.SharedLinkQueries(truth.endpoints, queries, seed, paths.SharesLinkDirected, truth.sharesDir)
+			if err != nil {
+				return nil, err
+			}
+			rep.LinkQueries, rep.DirQueries, rep.QuerySeed = &r, &rd, seed
+		}
+	}
+	pairs := metrics.AllPairs(truth.endpoints)
+	if len(pairs) > maxPairs {
+		rng := rand.New(rand.NewPCG(seed, 0x1a7e))
+		rng.Shuffle(len(pairs), func(i, j int) { pairs[i], pairs[j] = pairs[j], pairs[i] })
+		pairs = pairs[:maxPairs]
+		rep.Notes = append(rep.Notes, fmt.Sprintf("latency ratios over a random sample of %d pairs", maxPairs))
+	}
+	if len(pairs) > 0 {
+		_, s, err := metrics.LatencyRatios(pairs, paths.PathLatency, truth.latency)
+		if err != nil {
+			return nil, err
+		}
+		rep.Latency = &s
+	}
+	return rep, nil
+}
+
+func printCompare(w io.Writer, rep *compareReport) {
+	fmt.Fprintf(w, "found: %s (%d ranks)\ntruth: %s %s\n", rep.Found, rep.Size, rep.TruthKind, rep.Truth)
+	if len(rep.Levels) > 0 {
+		fmt.Fprintln(w)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "truth level\tgroups\tbest found level\tgroups\tNMI\tARI\taccuracy\t")
+		for _, s := range rep.Levels {
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%.4f\t%.4f\t%.4f\t\n", s.Truth, s.TruthGroups, s.Found, s.FoundGroups, s.NMI, s.ARI, s.Accuracy)
+		}
+		tw.Flush()
+	}
+	if rep.LinkQueries != nil {
+		q := rep.LinkQueries
+		fmt.Fprintf(w, "\nshared-link queries: %d random A->B vs C->D over %d %s (seed %d)\n", q.Queries, rep.Endpoints, rep.EndpointsOf, rep.QuerySeed)
+		for _, row := range []struct {
+			name string
+			r    *metrics.LinkQueryResult
+		}{{"any common link", rep.LinkQueries}, {"same direction", rep.DirQueries}} {
+			r := row.r
+			fmt.Fprintf(w, "  %-16s false positives %6.2f%% (%d of %d disjoint)   false negatives %6.2f%% (%d of %d sharing)\n",
+				row.name, 100*r.FalsePositiveRate, r.FalsePositive, r.FalsePositive+r.TrueNegative,
+				100*r.FalseNegativeRate, r.FalseNegative, r.FalseNegative+r.TruePositive)
+		}
+	}
+	if l := rep.Latency; l != nil {
+		fmt.Fprintf(w, "\nlatency predicted by the tree / true one-way latency, %d %s pairs", l.Pairs, strings.TrimSuffix(rep.EndpointsOf, "s"))
+		if l.Skipped > 0 {
+			fmt.Fprintf(w, " (%d skipped: true latency 0)", l.Skipped)
+		}
+		fmt.Fprintf(w, ":\n  within 5%%: %.1f%%   within 10%%: %.1f%%   median %.3f   mean %.3f   min %.3f   max %.3f\n",
+			100*l.Within5, 100*l.Within10, l.Median, l.Mean, l.Min, l.Max)
+		printHistogram(w, l)
+	}
+	for _, n := range rep.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+}
+
+// printHistogram draws the non-empty bins as bars scaled to the largest.
+func printHistogram(w io.Writer, l *metrics.LatencySummary) {
+	most := max(l.Under, l.Over)
+	for _, b := range l.Bins {
+		most = max(most, b.Count)
+	}
+	if most == 0 {
+		return
+	}
+	bar := func(n int) string { return strings.Repeat("#", (n*40+most-1)/most) }
+	if l.Under > 0 {
+		fmt.Fprintf(w, "  %14s %7d %s\n", fmt.Sprintf("< %.2f", l.Bins[0].Lo), l.Under, bar(l.Under))
+	}
+	for _, b := range l.Bins {
+		if b.Count > 0 {
+			fmt.Fprintf(w, "  [%.2f, %.2f) %7d %s\n", b.Lo, b.Hi, b.Count, bar(b.Count))
+		}
+	}
+	if l.Over > 0 {
+		fmt.Fprintf(w, "  %14s %7d %s\n", fmt.Sprintf(">= %.2f", l.Bins[len(l.Bins)-1].Hi), l.Over, bar(l.Over))
+	}
+}

@@ -1,0 +1,120 @@
+package platform
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// exampleWith returns the PLATFORM.md example with one line replaced, and
+// that line's number.
+func exampleWith(t *testing.T, old, repl string) (string, int) {
+	t.Helper()
+	data, err := os.ReadFile("testdata/example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(data)
+	i := strings.Index(s, old)
+	if i < 0 {
+		t.Fatalf("%q not in example", old)
+	}
+	return s[:i] + repl + s[i+len(old):], strings.Count(s[:i], "\n") + 1
+}
+
+func TestErrorsNameFileLineKey(t *testing.T) {
+	cases := []struct {
+		old, repl, want string
+	}{
+		{`link: {bandwidth: 1Gbps, latency: 10us}}
+  - {names: "b`, `link: {bandwidth: 10Gbs, latency: 10us}}
+  - {names: "b`,
+			`hosts[0].link.bandwidth: "10Gbs": unknown unit (want bps, Kbps, Mbps, Gbps, Bps, KBps, MBps, GBps)`},
+		{`  per_host: 1 `, `  per_hosts: 1 `, `ranks.per_hosts: unknown key (want per_host, order)`},
+		{`  order: block `, `  order: random `, `ranks.order: "random": want block or cyclic`},
+		{`    sockets: 2`, `    socket: 2`, `host_types.node12.socket: unknown key`},
+		{`latency: 2us, duplex: full}`, `latency: 2us, duplex: fast}`, `links[1].duplex: "fast": want half or full`},
+		{`switch: torB, type`, `switch: torC, type`, `hosts[1].switch: "torC": no such switch`},
+		{`type: node12, link: {bandwidth: 1Gbps, latency: 10us}}
+  - {names: "b`, `type: node13, link: {bandwidth: 1Gbps, latency: 10us}}
+  - {names: "b`, `hosts[0].type: "node13": no such host type`},
+		{`"b[00-14]"`, `"a[10-14]"`, `hosts[1].names: "a10": name already used by hosts[0].names`},
+		{`  crosstraffic: 0.05 `, `  crosstraffic: 2 `, `tcp.crosstraffic: "2": want a number from 0 to 1`},
+		{`  window_bytes: 4194304 `, `  window_bytes: 4MB `, `tcp.window_bytes: "4MB": unknown unit`},
+		{`version: 1`, `version: 2`, `version: 2: this netaware reads version 1`},
+		{`inter_socket: {bandwidth: 20GBps, latency: 0.6us}`, `inter_socket: {bandwidth: 20GBps, latency: -1us}`, `host_types.node12.inter_socket.latency: "-1us": time must not be negative`},
+		{`  seed: 1`, `  seed: one`, `noise.seed: "one": want a whole number`},
+		{`switches: [core, torA, torB]`, `switches: [core, torA, torB, core]`, `switches[3]: "core": name already used by switches[0]`},
+	}
+	for _, c := range cases {
+		src, line := exampleWith(t, c.old, c.repl)
+		_, err := Parse("grid.yaml", []byte(src))
+		if err == nil {
+			t.Errorf("%q accepted", c.repl)
+			continue
+		}
+		prefix := "grid.yaml:" + strconv.Itoa(line) + ": "
+		if !strings.HasPrefix(err.Error(), prefix) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("error %q; want prefix %q containing %q", err, prefix, c.want)
+		}
+	}
+}
+
+func itoa(i int) string {
+	return strings.TrimSpace(strings.Repeat(" ", 0) + func() string { return fmtInt(i) }())
+}
+
+func fmtInt(i int) string {
+	if i < 10 {
+		return string(rune('0' + i))
+	}
+	return fmtInt(i/10) + string(rune('0'+i%10))
+}
+
+func TestErrorExactFormat(t *testing.T) {
+	src, line := exampleWith(t, `link: {bandwidth: 1Gbps, latency: 10us}}
+ranks`, `link: {bandwidth: 10Gbs, latency: 10us}}
+ranks`)
+	_, err := Parse("grid.yaml", []byte(src))
+	want := "grid.yaml:" + strconv.Itoa(line) + `: hosts[1].link.bandwidth: "10Gbs": unknown unit (want bps, Kbps, Mbps, Gbps, Bps, KBps, MBps, GBps)`
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+}
+
+func TestUnreachableHostNamed(t *testing.T) {
+	src, _ := exampleWith(t, "  - {between: [torB, core], bandwidth: 10Gbps, latency: 2us, duplex: full}\n", "")
+	_, err := Parse("grid.yaml", []byte(src))
+	if err == nil || !strings.Contains(err.Error(), "host b00 (switch torB) is unreachable") {
+		t.Errorf("got %v", err)
+	}
+}
+
+func TestMissingAndMalformed(t *testing.T) {
+	cases := map[string]string{
+		"":                                       "empty file",
+		"version: 1\n":                           `missing key "switches"`,
+		"version: 1\nswitches: [s]\nhosts: []\n": "no hosts",
+		"[1, 2]":                                 "want a mapping",
+		"version: 1\nswitches: [s]\nhosts:\n  - {names: h, switch: s, link: {bandwidth: 1Gbps}}\n": `hosts[0].link: missing key "latency"`,
+		"version: 1\nswitches: &x [s]\nhosts: *x\n":                                                "aliases",
+		"version: 1\nversion: 1\n":                                                                 "key given twice",
+		"{":                                                                                        "",
+	}
+	for src, want := range cases {
+		_, err := Parse("f.yaml", []byte(src))
+		if err == nil || !strings.HasPrefix(err.Error(), "f.yaml") || !strings.Contains(err.Error(), want) {
+			t.Errorf("Parse(%q) error %v; want it to contain %q", src, err, want)
+		}
+	}
+}
+
+func TestPlacementNeedsMemoryPaths(t *testing.T) {
+	src, _ := exampleWith(t, "    intra_socket: {bandwidth: 40GBps, latency: 0.3us}   # core to core, same socket\n", "")
+	src = strings.Replace(src, "per_host: 1 ", "per_host: 2 ", 1)
+	_, err := Parse("grid.yaml", []byte(src))
+	if err == nil || !strings.Contains(err.Error(), "intra_socket is not set") {
+		t.Errorf("got %v", err)
+	}
+}

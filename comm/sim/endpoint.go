@@ -1,0 +1,363 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"time"
+	"unsafe"
+
+	"netaware/comm"
+	"netaware/netsim"
+)
+
+// The endpoint methods run on the rank's goroutine while it holds the
+// baton, so they touch kernel state without locks.
+
+func (r *rank) Rank() int               { return r.id }
+func (r *rank) Size() int               { return len(r.k.ranks) }
+func (r *rank) Now() time.Duration      { return seconds(r.k.now) }
+func (r *rank) Identity() comm.Identity { return r.ident }
+
+// Spin busy-waits d of virtual time.
+func (r *rank) Spin(d time.Duration) {
+	if d > 0 {
+		r.sleep(d.Seconds())
+	}
+}
+
+// sleep blocks the rank for s seconds of virtual time (returns at once once
+// the run is aborted).
+func (r *rank) sleep(s float64) {
+	if s <= 0 || r.k.abortErr != nil {
+		return
+	}
+	k := r.k
+	r.spinTo = k.now + s
+	k.at(r.spinTo, func() { k.makeReady(r) })
+	r.block()
+	r.spinTo = 0
+}
+
+type opKind uint8
+
+const (
+	opSend opKind = iota
+	opSsend
+	opRecv
+)
+
+func (o opKind) String() string {
+	switch o {
+	case opSend:
+		return "Send"
+	case opSsend:
+		return "Ssend"
+	}
+	return "Recv"
+}
+
+// request is a pending send or receive of one rank.
+type request struct {
+	owner *rank
+	op    opKind
+	cid   uint64
+	peer  int // destination, or source (may be AnySource)
+	tag   int
+	buf   []byte // receive buffer
+	since float64
+
+	done bool
+	st   comm.Status
+	err  error
+}
+
+func (q *request) complete(st comm.Status, err error) {
+	if q.done {
+		return
+	}
+	q.done, q.st, q.err = true, st, err
+	k := q.owner.k
+	k.logf("complete rank=%d op=%v peer=%d tag=%d err=%v", q.owner.id, q.op, q.peer, q.tag, err != nil)
+	if q.owner.waiting == q {
+		k.makeReady(q.owner)
+	}
+}
+
+func (q *request) Wait(ctx context.Context) (comm.Status, error) {
+	r := q.owner
+	for !q.done {
+		if err := r.k.abortErr; err != nil {
+			return comm.Status{}, err
+		}
+		if err := ctx.Err(); err != nil {
+			return comm.Status{}, err
+		}
+		r.waiting = q
+		r.block()
+		r.waiting = nil
+	}
+	return q.st, q.err
+}
+
+// Test reports completion; a request still pending costs the poll interval
+// of virtual time, so that polling loops let the simulation advance.
+func (q *request) Test() (bool, comm.Status, error) {
+	if q.done {
+		return true, q.st, q.err
+	}
+	if err := q.owner.k.abortErr; err != nil {
+		return true, comm.Status{}, err
+	}
+	q.owner.sleep(q.owner.k.poll)
+	if q.done {
+		return true, q.st, q.err
+	}
+	return false, comm.Status{}, nil
+}
+
+// message is one point-to-point message in flight.
+type message struct {
+	id        int64
+	src, dst  int
+	cid       uint64
+	tag       int
+	data      []byte // eager: a copy; rendezvous: the sender's buffer
+	size      int
+	eager     bool
+	sync      bool
+	send      *request
+	recv      *request // once matched
+	dataDone  bool
+	truncated bool // the receive failed: the data is dropped
+}
+
+// Isend charges the sender's overhead (the rank is busy for it), then puts
+// the message on the wire: eagerly (envelope and data together) up to the
+// eager limit, otherwise as a rendezvous (RTS; CTS back; data).
+func (r *rank) Isend(cid uint64, dst, tag int, b []byte, sync bool) comm.Request {
+	k := r.k
+	op := opSend
+	if sync {
+		op = opSsend
+	}
+	q := &request{owner: r, op: op, cid: cid, peer: dst, tag: tag, since: k.now}
+	if dst < 0 || dst >= len(k.ranks) {
+		return comm.Failed(fmt.Errorf("sim: send to rank %d out of range [0,%d)", dst, len(k.ranks)))
+	}
+	if err := k.abortErr; err != nil {
+		return comm.Failed(err)
+	}
+	r.sleep(r.ov.SendS + r.ov.SendPerByteS*float64(len(b)))
+	if err := k.abortErr; err != nil {
+		return comm.Failed(err)
+	}
+	k.messages++
+	m := &message{id: k.messages, src: r.id, dst: dst, cid: cid, tag: tag, size: len(b), sync: sync, send: q}
+	m.eager = k.eager >= 0 && len(b) <= k.eager
+	if k.log != nil {
+		k.logf("send msg=%d %d->%d cid=%d tag=%d bytes=%d eager=%v sync=%v", m.id, r.id, dst, cid, tag, len(b), m.eager, sync)
+	}
+	if m.eager {
+		m.data = append([]byte(nil), b...)
+		k.post(m, itemEager, r.id, dst)
+		if !sync {
+			q.complete(comm.Status{}, nil)
+		}
+	} else {
+		m.data = b
+		k.post(m, itemRTS, r.id, dst)
+	}
+	return q
+}
+
+// Irecv posts a receive; it costs nothing until a message completes it.
+func (r *rank) Irecv(cid uint64, src, tag int, b []byte) comm.Request {
+	k := r.k
+	q := &request{owner: r, op: opRecv, cid: cid, peer: src, tag: tag, buf: b, since: k.now}
+	if src != comm.AnySource && (src < 0 || src >= len(k.ranks)) {
+		return comm.Failed(fmt.Errorf("sim: receive from rank %d out of range [0,%d)", src, len(k.ranks)))
+	}
+	if err := k.abortErr; err != nil {
+		return comm.Failed(err)
+	}
+	if m, _, _, _, ok := r.engine.Post(cid, src, tag, q); ok {
+		k.match(m, q)
+	}
+	return q
+}
+
+// Everything one rank sends another (eager messages, RTS, CTS, acks,
+// rendezvous data) travels in one FIFO stream per ordered pair, as over one
+// TCP connection: an item leaves when the previous one has arrived, its
+// first byte arriving at max(sent + latency, previous arrival) — the stream
+// is pipelined, so queueing adds no latency bubble — and back-to-back
+// messages queue instead of sharing the link as parallel flows. Envelopes
+// therefore reach the matching engine in send order even with latency
+// jitter.
+
+type itemKind uint8
+
+const (
+	itemEager itemKind = iota // envelope and data of an eager message
+	itemRTS                   // rendezvous request to send
+	itemCTS                   // rendezvous clear to send (receiver to sender)
+	itemData                  // rendezvous data
+	itemAck                   // match notice for Ssend and truncated rendezvous
+)
+
+func (i itemKind) String() string {
+	return [...]string{"eager", "rts", "cts", "data", "ack"}[i]
+}
+
+type item struct {
+	kind     itemKind
+	m        *message
+	src, dst int
+	sentAt   float64
+	lat      float64 // jittered one-way latency
+	fwd, rev []int   // resources, for items that carry bytes
+	s        *stream
+}
+
+type stream struct {
+	busy  bool
+	queue []*item
+}
+
+// post sends an item from src to dst now.
+func (k *kernel) post(m *message, kind itemKind, src, dst int) {
+	route := k.p.Route(src, dst)
+	it := &item{kind: kind, m: m, src: src, dst: dst, sentAt: k.now, lat: k.noise.Latency(route.LatencyS)}
+	if kind == itemEager || kind == itemData {
+		it.fwd, it.rev = route.Forward, route.Reverse
+	}
+	key := uint64(src)<<32 | uint64(uint32(dst))
+	s := k.streams[key]
+	if s == nil {
+		s = &stream{}
+		k.streams[key] = s
+	}
+	it.s = s
+	if s.busy {
+		s.queue = append(s.queue, it)
+		return
+	}
+	k.begin(it)
+}
+
+// begin puts an item on its idle stream.
+func (k *kernel) begin(it *item) {
+	it.s.busy = true
+	lat := max(0, it.sentAt+it.lat-k.now)
+	if it.kind == itemEager || it.kind == itemData {
+		_, err := k.net.Start(netsim.FlowSpec{Bytes: int64(it.m.size), LatencyS: lat, Forward: it.fwd, Reverse: it.rev, Data: it})
+		if err != nil {
+			// Routes come from a validated platform; a failure here is a bug.
+			panic(fmt.Sprintf("sim: flow %d->%d: %v", it.src, it.dst, err))
+		}
+		return
+	}
+	k.at(k.now+lat, func() {
+		k.control(it)
+		k.next(it.s)
+	})
+}
+
+// next starts the stream's next queued item, if any.
+func (k *kernel) next(s *stream) {
+	s.busy = false
+	if len(s.queue) > 0 {
+		it := s.queue[0]
+		s.queue[0] = nil
+		s.queue = s.queue[1:]
+		k.begin(it)
+	}
+}
+
+// control handles the arrival of a control item.
+func (k *kernel) control(it *item) {
+	m := it.m
+	k.logf("%v msg=%d %d->%d", it.kind, m.id, it.src, it.dst)
+	switch it.kind {
+	case itemRTS:
+		k.arrive(m)
+	case itemCTS:
+		k.post(m, itemData, m.src, m.dst)
+	case itemAck:
+		m.send.complete(comm.Status{}, nil)
+	}
+}
+
+// flowEvent handles the network's events for items carrying bytes: the
+// first byte of an eager item is its envelope; the last byte completes it.
+func (k *kernel) flowEvent(e netsim.Event) {
+	it := e.Flow.Data().(*item)
+	m := it.m
+	switch e.Kind {
+	case netsim.LatencyDone:
+		if it.kind == itemEager {
+			k.arrive(m)
+		}
+	case netsim.Done:
+		m.dataDone = true
+		k.logf("data msg=%d %d->%d bytes=%d", m.id, m.src, m.dst, m.size)
+		if !m.eager {
+			m.send.complete(comm.Status{}, nil)
+		}
+		if m.recv != nil && !m.truncated {
+			k.deliver(m)
+		}
+		k.next(it.s)
+	}
+}
+
+// arrive delivers a message's envelope (eager header or rendezvous RTS) to
+// the destination's matching engine.
+func (k *kernel) arrive(m *message) {
+	k.logf("arrive msg=%d %d->%d tag=%d", m.id, m.src, m.dst, m.tag)
+	if q, ok := k.ranks[m.dst].engine.Arrive(m.cid, m.src, m.tag, m); ok {
+		k.match(m, q)
+	}
+}
+
+// match pairs a message with a receive at the current time.
+func (k *kernel) match(m *message, q *request) {
+	m.recv = q
+	k.logf("match msg=%d %d->%d tag=%d", m.id, m.src, m.dst, m.tag)
+	if m.size > len(q.buf) {
+		m.truncated = true
+		q.complete(comm.Status{Source: m.src, Tag: m.tag, Count: m.size},
+			&comm.RankError{Rank: m.src, Err: fmt.Errorf("%w (%d > %d bytes, tag %d)", comm.ErrTruncate, m.size, len(q.buf), m.tag)})
+		if !m.eager || m.sync {
+			// The sender learns of the match (and drops the data).
+			k.post(m, itemAck, m.dst, m.src)
+		}
+		return
+	}
+	switch {
+	case !m.eager:
+		k.post(m, itemCTS, m.dst, m.src)
+	case m.sync:
+		k.post(m, itemAck, m.dst, m.src)
+	}
+	if m.eager && m.dataDone {
+		k.deliver(m)
+	}
+}
+
+// deliver copies a matched message whose data has arrived into the receive
+// buffer and completes the receive after the receiver's overhead.
+func (k *kernel) deliver(m *message) {
+	q := m.recv
+	dst := k.ranks[m.dst]
+	if len(m.data) > 0 && unsafe.SliceData(m.data) != unsafe.SliceData(q.buf) {
+		copy(q.buf, m.data)
+	}
+	st := comm.Status{Source: m.src, Tag: m.tag, Count: m.size}
+	o := dst.ov.RecvS + dst.ov.RecvPerByteS*float64(m.size)
+	if o <= 0 {
+		q.complete(st, nil)
+		return
+	}
+	k.at(k.now+o, func() { q.complete(st, nil) })
+}

@@ -1,0 +1,419 @@
+package sim
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"netaware/comm"
+	"netaware/comm/commtest"
+	"netaware/platform"
+)
+
+// starPlatform is n single-core hosts on one switch with the given extra
+// YAML sections (noise, tcp) and host overheads.
+func starPlatform(t testing.TB, n int, overhead, extra string) *platform.Platform {
+	t.Helper()
+	if overhead == "" {
+		overhead = "{send: 0us, recv: 0us}"
+	}
+	y := fmt.Sprintf(`version: 1
+name: star
+switches: [sw]
+host_types:
+  one:
+    cores_per_socket: 1
+    overhead: %s
+hosts:
+  - {names: "h[0-%d]", switch: sw, type: one, link: {bandwidth: 1Gbps, latency: 10us}}
+%s`, overhead, n-1, extra)
+	p, err := platform.Parse("star.yaml", []byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func mustRun(t testing.TB, p *platform.Platform, opts Options, body func(ctx context.Context, c comm.Comm) error) Result {
+	t.Helper()
+	res, err := Run(context.Background(), p, opts, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// The conformance suite every transport passes, here with latency and
+// bandwidth noise on so that envelope ordering is exercised.
+func TestConformance(t *testing.T) {
+	commtest.Run(t, func(ctx context.Context, n int, body func(ctx context.Context, c comm.Comm) error) error {
+		p := starPlatform(t, n, "{send: 1us, recv: 1us}", "noise: {seed: 3, latency_jitter: 0.3, bandwidth_jitter: 0.1}\n")
+		_, err := Run(ctx, p, Options{EagerLimit: 32}, body)
+		return err
+	})
+}
+
+// Seed 001 and SimGrid's model for one message alone: the receive completes
+// at o_s + L + S/B + o_r (eager) — latency, then the bytes at the bottleneck
+// bandwidth, plus the host overheads with their per-byte parts.
+func TestSingleFlowTimeIsLatencyPlusSizeOverBottleneck(t *testing.T) {
+	p := starPlatform(t, 2, "{send: 2us, recv: 3us, send_per_byte: 0.5ns, recv_per_byte: 0.25ns}", "")
+	const S = 50_000
+	B := 1e9 / 8
+	L := 20e-6 // two host links of 10 us
+	var recvAt, sendAt time.Duration
+	mustRun(t, p, Options{EagerLimit: 1 << 20}, func(ctx context.Context, c comm.Comm) error {
+		buf := make([]byte, S)
+		if c.Rank() == 0 {
+			err := c.Send(ctx, 1, 0, buf)
+			sendAt = c.Now()
+			return err
+		}
+		_, err := c.Recv(ctx, 0, 0, buf)
+		recvAt = c.Now()
+		return err
+	})
+	os := 2e-6 + 0.5e-9*S
+	or := 3e-6 + 0.25e-9*S
+	want := os + L + S/B + or
+	if d := math.Abs(recvAt.Seconds() - want); d > 1e-9 {
+		t.Errorf("eager receive done at %v, want %.9fs", recvAt, want)
+	}
+	if d := math.Abs(sendAt.Seconds() - os); d > 1e-9 {
+		t.Errorf("eager send returned at %v, want after its overhead %.9fs", sendAt, os)
+	}
+}
+
+// A rendezvous costs two more latencies (RTS there, CTS back) than an eager
+// send of the same size, and the sender is held until the data has left.
+func TestEagerVsRendezvousTiming(t *testing.T) {
+	p := starPlatform(t, 2, "{send: 1us, recv: 1us}", "")
+	const S = 1 << 20
+	L := 20e-6
+	run := func(eager int) (send, recv time.Duration) {
+		mustRun(t, p, Options{EagerLimit: eager}, func(ctx context.Context, c comm.Comm) error {
+			buf := make([]byte, S)
+			if c.Rank() == 0 {
+				err := c.Send(ctx, 1, 0, buf)
+				send = c.Now()
+				return err
+			}
+			_, err := c.Recv(ctx, 0, 0, buf)
+			recv = c.Now()
+			return err
+		})
+		return
+	}
+	es, er := run(2 * S)
+	rs, rr := run(S / 2)
+	if d := (rr - er).Seconds() - 2*L; math.Abs(d) > 2e-9 {
+		t.Errorf("rendezvous receive %v, eager %v: difference should be 2L = %v", rr, er, 2*L)
+	}
+	if math.Abs(es.Seconds()-1e-6) > 1e-9 {
+		t.Errorf("eager send returned at %v, want 1us (its overhead)", es)
+	}
+	wantRS := 1e-6 + 3*L + S/(1e9/8)
+	if math.Abs(rs.Seconds()-wantRS) > 2e-9 {
+		t.Errorf("rendezvous send returned at %v, want %.9fs (data delivered)", rs, wantRS)
+	}
+}
+
+// A small Ssend waits for the match: the receiver posts late, the sender
+// returns one return latency after that.
+func TestSsendWaitsForLateReceiver(t *testing.T) {
+	p := starPlatform(t, 2, "", "")
+	var sentAt time.Duration
+	mustRun(t, p, Options{}, func(ctx context.Context, c comm.Comm) error {
+		b := make([]byte, 8)
+		if c.Rank() == 0 {
+			err := c.Ssend(ctx, 1, 0, b)
+			sentAt = c.Now()
+			return err
+		}
+		c.Spin(time.Millisecond)
+		_, err := c.Recv(ctx, 0, 0, b)
+		return err
+	})
+	want := time.Millisecond + 20*time.Microsecond
+	if sentAt != want {
+		t.Errorf("Ssend returned at %v, want %v", sentAt, want)
+	}
+}
+
+func TestDeadlockReportsEachPendingCall(t *testing.T) {
+	p := starPlatform(t, 3, "", "")
+	done := make(chan error, 1)
+	go func() {
+		_, err := Run(context.Background(), p, Options{}, func(ctx context.Context, c comm.Comm) error {
+			b := make([]byte, 4)
+			switch c.Rank() {
+			case 0:
+				_, err := c.Recv(ctx, 1, 5, b)
+				return err
+			case 1:
+				_, err := c.Recv(ctx, comm.AnySource, 6, b)
+				return err
+			}
+			return c.Ssend(ctx, 0, 9, b) // matched by nobody
+		})
+		done <- err
+	}()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("deadlock not detected: Run hangs")
+	}
+	var dl *DeadlockError
+	if !errors.As(err, &dl) {
+		t.Fatalf("got %v, want a DeadlockError", err)
+	}
+	want := []string{
+		"rank 0: Recv from 1, tag 5",
+		"rank 1: Recv from any, tag 6",
+		"rank 2: Ssend to 0, tag 9",
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("report %q lacks %q", err, w)
+		}
+	}
+	if len(dl.Blocked) != 3 {
+		t.Errorf("%d blocked calls, want 3", len(dl.Blocked))
+	}
+}
+
+func TestFailingRankAbortsOthers(t *testing.T) {
+	p := starPlatform(t, 4, "", "")
+	boom := errors.New("boom")
+	var mu = make(chan struct{}, 1)
+	mu <- struct{}{}
+	peerErrs := map[int]error{}
+	_, err := Run(context.Background(), p, Options{}, func(ctx context.Context, c comm.Comm) error {
+		if c.Rank() == 2 {
+			c.Spin(time.Millisecond)
+			return boom
+		}
+		_, err := c.Recv(ctx, 2, 0, make([]byte, 1))
+		<-mu
+		peerErrs[c.Rank()] = err
+		mu <- struct{}{}
+		return err
+	})
+	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "rank 2") {
+		t.Fatalf("Run error %v, want rank 2's boom", err)
+	}
+	for r, e := range peerErrs {
+		var re *comm.RankError
+		if !errors.As(e, &re) || re.Rank != 2 {
+			t.Errorf("rank %d's pending Recv failed with %v, want an error naming rank 2", r, e)
+		}
+	}
+	if len(peerErrs) != 3 {
+		t.Errorf("%d ranks saw the failure, want 3", len(peerErrs))
+	}
+}
+
+func TestPanicInRankIsAnError(t *testing.T) {
+	p := starPlatform(t, 2, "", "")
+	_, err := Run(context.Background(), p, Options{}, func(ctx context.Context, c comm.Comm) error {
+		if c.Rank() == 1 {
+			var m map[int]int
+			m[1] = 1
+		}
+		_, err := c.Recv(ctx, 1, 0, nil)
+		return err
+	})
+	if err == nil || !strings.Contains(err.Error(), "rank 1") || !strings.Contains(err.Error(), "panic") {
+		t.Fatalf("got %v, want rank 1's panic", err)
+	}
+}
+
+// Messages from one source reach an AnySource receiver in send order even
+// when latency jitter would reorder them.
+func TestAnySourceKeepsPerSourceOrderUnderJitter(t *testing.T) {
+	p := starPlatform(t, 4, "", "noise: {seed: 11, latency_jitter: 0.9}\n")
+	const per = 50
+	mustRun(t, p, Options{}, func(ctx context.Context, c comm.Comm) error {
+		if c.Rank() != 0 {
+			for i := 0; i < per; i++ {
+				if err := c.Send(ctx, 0, 1, []byte{byte(i)}); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		next := map[int]int{}
+		b := make([]byte, 1)
+		for i := 0; i < per*(c.Size()-1); i++ {
+			st, err := c.Recv(ctx, comm.AnySource, comm.AnyTag, b)
+			if err != nil {
+				return err
+			}
+			if int(b[0]) != next[st.Source] {
+				return fmt.Errorf("from %d: got message %d, want %d", st.Source, b[0], next[st.Source])
+			}
+			next[st.Source]++
+		}
+		return nil
+	})
+}
+
+// workload exchanges messages of mixed sizes (eager and rendezvous) around
+// rings and with AnySource, on every rank.
+func workload(ctx context.Context, c comm.Comm) error {
+	n, me := c.Size(), c.Rank()
+	for round := 0; round < 3; round++ {
+		size := []int{100, 200_000, 3000}[round]
+		sb := bytes.Repeat([]byte{byte(me)}, size)
+		rb := make([]byte, size)
+		if _, err := comm.Sendrecv(ctx, c, (me+1+round)%n, round, sb, (me-1-round+2*n)%n, round, rb); err != nil {
+			return err
+		}
+	}
+	if me == 0 {
+		b := make([]byte, 64)
+		for i := 1; i < n; i++ {
+			if _, err := c.Recv(ctx, comm.AnySource, 7, b); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	c.Spin(time.Duration(me) * time.Microsecond)
+	return c.Send(ctx, 0, 7, make([]byte, 64))
+}
+
+func TestDeterminismSameSeedSameEventLog(t *testing.T) {
+	p, err := platform.Load("zhu-2racks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	logOf := func(seed int64) (string, Result) {
+		var buf bytes.Buffer
+		res := mustRun(t, p, Options{EventLog: &buf, Seed: seed, Weighting: 1}, workload)
+		return buf.String(), res
+	}
+	a, ra := logOf(5)
+	b, rb := logOf(5)
+	if a == "" || ra.Events == 0 {
+		t.Fatal("empty event log")
+	}
+	if a != b || ra != rb {
+		t.Fatalf("same seed, different runs:\n%v\n%v", ra, rb)
+	}
+	c, _ := logOf(6)
+	if a == c {
+		t.Error("a different seed gave the same event log: noise is not applied")
+	}
+}
+
+// Seed 001 Sect. 5.2 end to end: on zhu-2racks, node a00 receives from two
+// nodes and sends to one; all three transfers take about the same time,
+// S / (B/2.05) plus latencies.
+func TestZhuAsymmetricThroughSim(t *testing.T) {
+	p, err := platform.Load("zhu-2racks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p = p.WithoutNoise()
+	const S = 20 << 20
+	times := make([]time.Duration, 4)
+	mustRun(t, p, Options{}, func(ctx context.Context, c comm.Comm) error {
+		b := make([]byte, S)
+		switch c.Rank() {
+		case 0: // a00: two in, one out
+			r1 := c.Irecv(1, 0, b)
+			r2 := c.Irecv(2, 0, make([]byte, S))
+			s := c.Isend(3, 0, make([]byte, S))
+			for i, q := range []comm.Request{r1, r2, s} {
+				if _, err := q.Wait(ctx); err != nil {
+					return err
+				}
+				_ = i
+			}
+		case 1, 2:
+			err := c.Send(ctx, 0, 0, b)
+			times[c.Rank()] = c.Now()
+			return err
+		case 3:
+			_, err := c.Recv(ctx, 0, 0, b)
+			times[3] = c.Now()
+			return err
+		}
+		return nil
+	})
+	B := 1e9 / 8
+	want := S / (B / 2.05)
+	for _, r := range []int{1, 2, 3} {
+		if got := times[r].Seconds(); math.Abs(got-want)/want > 0.01 {
+			t.Errorf("rank %d transfer took %v, want about %.4fs (B/2.05 each)", r, times[r], want)
+		}
+	}
+}
+
+// A message longer than the receive buffer fails the receive with
+// ErrTruncate naming the sender, leaves the buffer alone, and does not hang
+// the sender, for eager and rendezvous sizes alike.
+func TestTruncationLeavesBufferAndSender(t *testing.T) {
+	p := starPlatform(t, 2, "", "")
+	for _, size := range []int{100, 200_000} {
+		mustRun(t, p, Options{}, func(ctx context.Context, c comm.Comm) error {
+			if c.Rank() == 0 {
+				return c.Send(ctx, 1, 0, make([]byte, size))
+			}
+			b := []byte{7, 7, 7}
+			_, err := c.Recv(ctx, 0, 0, b)
+			var re *comm.RankError
+			if !errors.Is(err, comm.ErrTruncate) || !errors.As(err, &re) || re.Rank != 0 {
+				return fmt.Errorf("size %d: got %v, want ErrTruncate from rank 0", size, err)
+			}
+			c.Spin(time.Second) // let the eager data arrive
+			if !bytes.Equal(b, []byte{7, 7, 7}) {
+				return fmt.Errorf("size %d: truncated receive wrote %v", size, b)
+			}
+			return nil
+		})
+	}
+}
+
+// Messages of one pair travel one after the other, as over one TCP
+// connection, pipelined: the i-th of n back-to-back eager messages arrives
+// at L + (i+1) S/B, not all at L + n S/B as parallel flows would.
+func TestBackToBackMessagesQueueFIFO(t *testing.T) {
+	p := starPlatform(t, 2, "", "")
+	const n, S = 4, 50_000
+	B, L := 1e9/8, 20e-6
+	var at [n]time.Duration
+	mustRun(t, p, Options{EagerLimit: 1 << 20}, func(ctx context.Context, c comm.Comm) error {
+		if c.Rank() == 0 {
+			var reqs []comm.Request
+			for i := 0; i < n; i++ {
+				reqs = append(reqs, c.Isend(1, i, make([]byte, S)))
+			}
+			return comm.Wait(ctx, reqs...)
+		}
+		var reqs []comm.Request
+		for i := 0; i < n; i++ {
+			reqs = append(reqs, c.Irecv(0, i, make([]byte, S)))
+		}
+		for i, q := range reqs {
+			if _, err := q.Wait(ctx); err != nil {
+				return err
+			}
+			at[i] = c.Now()
+		}
+		return nil
+	})
+	for i := 0; i < n; i++ {
+		want := L + float64(i+1)*S/B
+		if math.Abs(at[i].Seconds()-want) > 1e-9 {
+			t.Errorf("message %d received at %v, want %.9fs", i, at[i], want)
+		}
+	}
+}

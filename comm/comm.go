@@ -28,6 +28,7 @@ const (
 	tagBarrier       = -2
 	tagSubsetBarrier = -3
 	tagIdentity      = -4
+	tagBcast         = -5
 	// SystemTagBase is the first tag of the range libraries above comm may
 	// use for their own protocols: SystemTag(0), SystemTag(1), ...
 	systemTagBase = -1024

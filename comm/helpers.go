@@ -89,7 +89,7 @@ func GatherIdentities(ctx context.Context, c Comm) ([]Identity, error) {
 	if err != nil {
 		return nil, err
 	}
-	table, err = bcastBytes(ctx, c, table, tagIdentity)
+	table, err = broadcast(ctx, c, table, tagIdentity)
 	if err != nil {
 		return nil, fmt.Errorf("identity: %w", err)
 	}
@@ -99,9 +99,16 @@ func GatherIdentities(ctx context.Context, c Comm) ([]Identity, error) {
 	return all, nil
 }
 
-// bcastBytes broadcasts a byte slice of unknown length from rank 0 along a
-// binomial tree: the length first, then the bytes.
-func bcastBytes(ctx context.Context, c Comm, b []byte, tag int) ([]byte, error) {
+// BcastBytes broadcasts rank 0's b, whose length the other ranks need not
+// know, to every rank of c (binomial tree); it returns the bytes on every
+// rank. It is a small helper for control data; package coll has the
+// tuned collectives.
+func BcastBytes(ctx context.Context, c Comm, b []byte) ([]byte, error) {
+	return broadcast(ctx, c, b, tagBcast)
+}
+
+// broadcast sends the length first, then the bytes.
+func broadcast(ctx context.Context, c Comm, b []byte, tag int) ([]byte, error) {
 	n, me := c.Size(), c.Rank()
 	var hdr [8]byte
 	if me != 0 {

@@ -28,7 +28,9 @@ type Adder struct {
 	AddRTT int         // measurements made by add itself (the Sect. 3.3 bound counts these)
 	// Tol and RelTol widen the min/max interval within which a branching
 	// point coincides with an existing switch: by Tol seconds plus RelTol
-	// times the A-B distance. They absorb what is not noise but not latency
+	// times the one-way distance from H to the nearer of A and B (not the
+	// A-B distance: with A and B far apart that would swallow whole
+	// switches). They absorb what is not noise but not latency
 	// either (rounding, a small message's transfer time), which would
 	// otherwise split one switch into several a few nanoseconds apart.
 	Tol, RelTol float64
@@ -111,6 +113,22 @@ func (ad *Adder) Closest(t *Tree) int {
 	return first
 }
 
+// MeasureNewcomers measures H against the hosts of t that were not yet in
+// view, the tree find_close_host searched (T_{i-Ahead}): the up to Ahead-1
+// hosts added since. Without this, the first hosts of a cluster never see
+// each other before add starts, and add then works from far hosts, where
+// measurement noise is largest.
+func (ad *Adder) MeasureNewcomers(t, view *Tree) error {
+	for _, r := range t.Ranks() {
+		if view == nil || !view.Has(r) {
+			if _, err := ad.measure(r, false); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // estimate is the best known upper bound of the one-way distance from H to
 // rank b: through any host H has measured.
 func (ad *Adder) estimate(t *Tree, b int) float64 {
@@ -176,7 +194,7 @@ func (ad *Adder) Add(t *Tree, first int) error {
 		lo := (2*dab + ra.Min - rb.Max) / 4
 		hi := (2*dab + ra.Max - rb.Min) / 4
 		pos = clamp(pos, 0, dab)
-		tol := ad.Tol + ad.RelTol*dab
+		tol := ad.Tol + ad.RelTol*math.Min(ra.Min, rb.Min)/2
 		sw, at := snap(t, path, steps, pos, lo-tol, hi+tol)
 		if sw < 0 {
 			// A new branching point strictly inside edge path[at]-path[at+1].

@@ -40,6 +40,9 @@ func Infer(hosts []int, p Prober, seed uint64) (Result, error) {
 		if _, err := ad.FindCloseHost(view); err != nil {
 			return res, err
 		}
+		if err := ad.MeasureNewcomers(t, view); err != nil {
+			return res, err
+		}
 		if err := ad.Add(t, ad.Closest(t)); err != nil {
 			return res, err
 		}

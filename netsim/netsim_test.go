@@ -360,3 +360,48 @@ func TestZhuBackboneFairAboveTenFlows(t *testing.T) {
 		}
 	}
 }
+
+// Latency jitter only delays: factors are at least 1, with the half-normal
+// mean 1 + sd*sqrt(2/pi) and root-mean-square excess sd. Bandwidth factors
+// have mean 1 and are truncated to [1/4, 4]. Both repeat with the seed.
+func TestNoiseStatisticsAndSeed(t *testing.T) {
+	z, err := NewNoise(42, 0.02, 0.3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 20000
+	var sum, sq, bsum float64
+	for i := 0; i < n; i++ {
+		l := z.Latency(1)
+		if l < 1 {
+			t.Fatalf("latency factor %v below 1: jitter made a message faster than its path", l)
+		}
+		sum += l
+		sq += (l - 1) * (l - 1)
+		b := z.BandwidthFactor()
+		if b < 0.25 || b > 4 {
+			t.Fatalf("factor %v outside [1/4, 4]", b)
+		}
+		bsum += b
+	}
+	if mean, want := sum/n, 1+0.02*math.Sqrt(2/math.Pi); math.Abs(mean-want) > 0.0005 {
+		t.Errorf("latency factor mean %v, want %v", mean, want)
+	}
+	if rms := math.Sqrt(sq / n); math.Abs(rms-0.02) > 0.001 {
+		t.Errorf("latency excess rms %v, want 0.02", rms)
+	}
+	if mean := bsum / n; math.Abs(mean-1) > 0.01 {
+		t.Errorf("bandwidth factor mean %v, want 1", mean)
+	}
+	a, _ := NewNoise(7, 0.1, 0.1)
+	b, _ := NewNoise(7, 0.1, 0.1)
+	for i := 0; i < 100; i++ {
+		if a.Latency(1) != b.Latency(1) || a.BandwidthFactor() != b.BandwidthFactor() {
+			t.Fatal("same seed, different draws")
+		}
+	}
+	quiet, _ := NewNoise(7, 0, 0)
+	if quiet.Latency(3) != 3 || quiet.BandwidthFactor() != 1 {
+		t.Error("zero jitter is not exact")
+	}
+}

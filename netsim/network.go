@@ -310,6 +310,12 @@ func (n *Network) Start(spec FlowSpec) (*Flow, error) {
 // buildElements merges the forward and reverse paths into one weight per
 // distinct resource (a half-duplex link appears in both).
 func (n *Network) buildElements(f *Flow) {
+	size := len(f.spec.Forward)
+	if n.cfg.CrossTraffic > 0 {
+		size += len(f.spec.Reverse)
+	}
+	f.res = make([]int32, 0, size)
+	f.w = make([]float64, 0, size)
 	add := func(r int, w float64) {
 		for k, x := range f.res {
 			if int(x) == r {

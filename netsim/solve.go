@@ -1,5 +1,7 @@
 package netsim
 
+import "math"
+
 // relEps is the relative precision below which a resource counts as full
 // (SimGrid's maxmin precision plays the same role).
 const relEps = 1e-9
@@ -22,6 +24,10 @@ const relEps = 1e-9
 // flow slow down to the incoming flows' share on a busy NIC (the asymmetric
 // property of Zhu et al.).
 func (n *Network) solve() {
+	if len(n.compFlows) == 1 {
+		n.solveAlone(n.compFlows[0])
+		return
+	}
 	h := &n.sheap
 	h.items = h.items[:0]
 	n.unfixed = 0
@@ -121,6 +127,25 @@ func (n *Network) solve() {
 			f.fixed = true
 		}
 	}
+}
+
+// solveAlone is the progressive filling of a component with one flow: its
+// tightest resource (capacity over weight) or its bound.
+func (n *Network) solveAlone(f *Flow) {
+	rate := math.Inf(1)
+	for k, r := range f.res {
+		if f.w[k] > 0 {
+			rate = math.Min(rate, n.res[r].bps/f.w[k])
+		}
+	}
+	if f.bound > 0 && f.bound < rate {
+		rate = f.bound
+	}
+	if math.IsInf(rate, 1) {
+		rate = 0
+	}
+	f.rate = rate
+	f.fixed = true
 }
 
 // fix sets a flow's rate and removes it from the usage of its resources.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"netaware/comm"
+	"netaware/netsim"
 	"netaware/platform"
 )
 
@@ -97,7 +98,7 @@ func BenchmarkPairwiseExchange(b *testing.B) {
 	var res Result
 	for i := 0; i < b.N; i++ {
 		var err error
-		res, err = Run(context.Background(), p, Options{Weighting: 1}, func(ctx context.Context, c comm.Comm) error {
+		res, err = Run(context.Background(), p, Options{Weighting: netsim.RTTWeighted}, func(ctx context.Context, c comm.Comm) error {
 			for k := 1; k <= 16; k++ {
 				peer := c.Rank() ^ k
 				if peer >= c.Size() {

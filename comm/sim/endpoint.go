@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"time"
 	"unsafe"
 
@@ -18,8 +19,13 @@ func (r *rank) Size() int               { return len(r.k.ranks) }
 func (r *rank) Now() time.Duration      { return seconds(r.k.now) }
 func (r *rank) Identity() comm.Identity { return r.ident }
 
-// Spin busy-waits d of virtual time.
+// Spin busy-waits d of virtual time. Once the run is aborted, Spin ends the
+// rank (runtime.Goexit, deferred calls run): it cannot report the failure,
+// and a loop of Spins waiting for time to pass would otherwise never end.
 func (r *rank) Spin(d time.Duration) {
+	if r.k.abortErr != nil {
+		runtime.Goexit()
+	}
 	if d > 0 {
 		r.sleep(d.Seconds())
 	}
@@ -32,10 +38,8 @@ func (r *rank) sleep(s float64) {
 		return
 	}
 	k := r.k
-	r.spinTo = k.now + s
-	k.at(r.spinTo, func() { k.makeReady(r) })
+	k.at(k.now+s, func() { k.makeReady(r) })
 	r.block()
-	r.spinTo = 0
 }
 
 type opKind uint8
@@ -147,7 +151,12 @@ func (r *rank) Isend(cid uint64, dst, tag int, b []byte, sync bool) comm.Request
 	if err := k.abortErr; err != nil {
 		return comm.Failed(err)
 	}
-	r.sleep(r.ov.SendS + r.ov.SendPerByteS*float64(len(b)))
+	if os := r.ov.SendS + r.ov.SendPerByteS*float64(len(b)); os > 0 {
+		// The rank's CPU injects the message after any overhead it is
+		// still busy with (receives being processed).
+		r.busy = max(k.now, r.busy) + os
+		r.sleep(r.busy - k.now)
+	}
 	if err := k.abortErr; err != nil {
 		return comm.Failed(err)
 	}
@@ -359,5 +368,8 @@ func (k *kernel) deliver(m *message) {
 		q.complete(st, nil)
 		return
 	}
-	k.at(k.now+o, func() { q.complete(st, nil) })
+	// One CPU per rank: receive overheads queue behind each other and
+	// behind send overheads (LogP's o at a gather root).
+	dst.busy = max(k.now, dst.busy) + o
+	k.at(dst.busy, func() { q.complete(st, nil) })
 }

@@ -104,7 +104,8 @@ type kernel struct {
 	seq    uint64
 	timers timerHeap
 	ranks  []*rank
-	ready  []*rank
+	ready  []*rank // FIFO of ready ranks from readyHead on
+	head   int
 	back   chan struct{}
 	eager  int
 	poll   float64
@@ -198,10 +199,13 @@ func (k *kernel) run(ctx context.Context, body func(ctx context.Context, c comm.
 		k.makeReady(r)
 	}
 	for k.finished < len(k.ranks) {
-		for len(k.ready) > 0 {
-			r := k.ready[0]
-			k.ready[0] = nil
-			k.ready = k.ready[1:]
+		for k.head < len(k.ready) {
+			r := k.ready[k.head]
+			k.ready[k.head] = nil
+			k.head++
+			if k.head == len(k.ready) {
+				k.ready, k.head = k.ready[:0], 0
+			}
 			r.queued = false
 			r.wake <- struct{}{}
 			<-k.back
@@ -223,10 +227,26 @@ func (k *kernel) run(ctx context.Context, body func(ctx context.Context, c comm.
 			k.abort(err)
 			continue
 		}
-		if !k.advance() {
+		if k.advance() {
+			continue
+		}
+		if k.abortErr == nil {
 			k.deadlock = k.deadlockReport()
 			k.firstErr = k.deadlock
 			k.abort(k.deadlock)
+			continue
+		}
+		// Aborted with nothing pending: wake whoever still blocks so that
+		// it sees the abort (every blocking call checks it).
+		woken := false
+		for _, r := range k.ranks {
+			if r.blocked && !r.queued {
+				k.makeReady(r)
+				woken = true
+			}
+		}
+		if !woken {
+			return Result{}, fmt.Errorf("sim: internal error: %d rank(s) neither finished nor blocked after abort", len(k.ranks)-k.finished)
 		}
 	}
 	if k.log != nil {
@@ -344,7 +364,7 @@ type rank struct {
 	queued  bool     // in the ready queue
 	blocked bool     // waiting for the baton
 	waiting *request // the request a Wait blocks on, for the deadlock report
-	spinTo  float64  // when blocked in Spin
+	busy    float64  // the rank's CPU is busy with message overheads until then
 	done    bool
 	err     error
 }

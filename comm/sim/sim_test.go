@@ -12,6 +12,7 @@ import (
 
 	"netaware/comm"
 	"netaware/comm/commtest"
+	"netaware/netsim"
 	"netaware/platform"
 )
 
@@ -296,7 +297,7 @@ func TestDeterminismSameSeedSameEventLog(t *testing.T) {
 	}
 	logOf := func(seed int64) (string, Result) {
 		var buf bytes.Buffer
-		res := mustRun(t, p, Options{EventLog: &buf, Seed: seed, Weighting: 1}, workload)
+		res := mustRun(t, p, Options{EventLog: &buf, Seed: seed, Weighting: netsim.RTTWeighted}, workload)
 		return buf.String(), res
 	}
 	a, ra := logOf(5)
@@ -325,24 +326,20 @@ func TestZhuAsymmetricThroughSim(t *testing.T) {
 	const S = 20 << 20
 	times := make([]time.Duration, 4)
 	mustRun(t, p, Options{}, func(ctx context.Context, c comm.Comm) error {
-		b := make([]byte, S)
 		switch c.Rank() {
 		case 0: // a00: two in, one out
-			r1 := c.Irecv(1, 0, b)
-			r2 := c.Irecv(2, 0, make([]byte, S))
-			s := c.Isend(3, 0, make([]byte, S))
-			for i, q := range []comm.Request{r1, r2, s} {
-				if _, err := q.Wait(ctx); err != nil {
-					return err
-				}
-				_ = i
+			reqs := []comm.Request{
+				c.Irecv(1, 0, make([]byte, S)),
+				c.Irecv(2, 0, make([]byte, S)),
+				c.Isend(3, 0, make([]byte, S)),
 			}
+			return comm.Wait(ctx, reqs...)
 		case 1, 2:
-			err := c.Send(ctx, 0, 0, b)
+			err := c.Send(ctx, 0, 0, make([]byte, S))
 			times[c.Rank()] = c.Now()
 			return err
 		case 3:
-			_, err := c.Recv(ctx, 0, 0, b)
+			_, err := c.Recv(ctx, 0, 0, make([]byte, S))
 			times[3] = c.Now()
 			return err
 		}
@@ -415,5 +412,85 @@ func TestBackToBackMessagesQueueFIFO(t *testing.T) {
 		if math.Abs(at[i].Seconds()-want) > 1e-9 {
 			t.Errorf("message %d received at %v, want %.9fs", i, at[i], want)
 		}
+	}
+}
+
+// LogP's receive overhead is CPU time of the receiver: a root receiving
+// n-1 simultaneous zero-byte messages processes them one after the other,
+// the last at o_s + L + (n-1) o_r.
+func TestReceiveOverheadsSerializeAtRoot(t *testing.T) {
+	const n = 6
+	p := starPlatform(t, n, "{send: 1us, recv: 10us}", "")
+	var doneAt time.Duration
+	mustRun(t, p, Options{}, func(ctx context.Context, c comm.Comm) error {
+		if c.Rank() != 0 {
+			return c.Send(ctx, 0, 0, nil)
+		}
+		var reqs []comm.Request
+		for i := 1; i < n; i++ {
+			reqs = append(reqs, c.Irecv(i, 0, nil))
+		}
+		err := comm.Wait(ctx, reqs...)
+		doneAt = c.Now()
+		return err
+	})
+	want := 1e-6 + 20e-6 + (n-1)*10e-6
+	if math.Abs(doneAt.Seconds()-want) > 1e-9 {
+		t.Errorf("root done at %v, want %.9fs", doneAt, want)
+	}
+}
+
+// Cancelling Run's context stops a run whose ranks only compute (Spin in
+// a loop) instead of hanging.
+func TestContextCancelStopsSpinningRanks(t *testing.T) {
+	p := starPlatform(t, 2, "", "")
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := Run(ctx, p, Options{}, func(ctx context.Context, c comm.Comm) error {
+			for {
+				c.Spin(time.Second)
+			}
+		})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("got %v, want the context's error", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not stop after its context was cancelled")
+	}
+}
+
+// The same at 512 ranks with the platform's noise: a broadcast and a ring
+// exchange on dichev-n1 twice give the same event log.
+func TestDeterminismAtScale(t *testing.T) {
+	p, err := platform.Load("dichev-n1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 1<<20)
+	run := func() (string, Result) {
+		var log bytes.Buffer
+		res := mustRun(t, p, Options{EventLog: &log}, func(ctx context.Context, c comm.Comm) error {
+			if err := bcastBinomial(ctx, c, buf); err != nil {
+				return err
+			}
+			n, me := c.Size(), c.Rank()
+			_, err := comm.Sendrecv(ctx, c, (me+1)%n, 1, buf[:1000], (me+n-1)%n, 1, buf[:1000])
+			return err
+		})
+		return log.String(), res
+	}
+	a, ra := run()
+	b, rb := run()
+	if a != b || ra != rb {
+		t.Fatalf("two runs differ: %+v vs %+v", ra, rb)
+	}
+	if ra.Messages != 511+512 {
+		t.Errorf("%d messages, want %d", ra.Messages, 511+512)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"netaware/comm"
@@ -20,13 +21,21 @@ import (
 
 // Message kinds, one byte at the head of every protocol message. All
 // messages travel on a private duplicate of the caller's communicator, so a
-// single receive with AnySource/AnyTag sees exactly this protocol.
+// single receive with AnySource sees exactly this protocol.
 const (
 	kindPing byte = iota + 1
 	kindPong
 	kindAhead // T_{i-Ahead}, for find_close_host
 	kindTree  // T_{i-1}, to add oneself to
 	kindDone  // the final tree, relayed along a binomial tree
+)
+
+// Tags on the private communicator: the protocol, and the gathering of
+// measurements at the end (which may start on a rank while rank 0 still
+// relays the final tree).
+const (
+	tagProtocol = 0
+	tagGather   = 1
 )
 
 // Params of the pair measurement (seed 002 Fig. 6).
@@ -46,6 +55,15 @@ type Result struct {
 	AddMeasurements int // measurements by procedure add (Sect. 3.3 bound)
 	Pairs           int // distinct rank pairs measured in all
 	Exchanges       int // ping-pong round trips in all
+	// Measured holds every pair measurement (initiator A, responder B), on
+	// rank 0 only, in initiator order.
+	Measured []Measurement
+}
+
+// Measurement is one pair's result of seed 002's protocol.
+type Measurement struct {
+	A, B int
+	RTT  infer.RTT
 }
 
 // Infer runs the distributed inference on every rank of c (collective: all
@@ -62,7 +80,62 @@ func Infer(ctx context.Context, c comm.Comm, p Params) (Result, error) {
 		return Result{}, err
 	}
 	r := &runner{c: dup, p: p, me: c.Rank(), n: n, buf: make([]byte, 64+infer.EncodedSize(2*n+2))}
-	return r.run(ctx)
+	res, err := r.run(ctx)
+	if err != nil {
+		return res, err
+	}
+	res.Measured, err = gatherMeasurements(ctx, dup, r.known)
+	return res, err
+}
+
+// gatherMeasurements collects every rank's measurements on rank 0.
+func gatherMeasurements(ctx context.Context, c comm.Comm, known map[int]infer.RTT) ([]Measurement, error) {
+	peers := make([]int, 0, len(known))
+	for j := range known {
+		peers = append(peers, j)
+	}
+	slices.Sort(peers)
+	enc := make([]byte, 0, 20*len(peers))
+	for _, j := range peers {
+		enc = binary.LittleEndian.AppendUint32(enc, uint32(j))
+		enc = binary.LittleEndian.AppendUint64(enc, math.Float64bits(known[j].Min))
+		enc = binary.LittleEndian.AppendUint64(enc, math.Float64bits(known[j].Max))
+	}
+	if c.Rank() != 0 {
+		var hdr [8]byte
+		binary.LittleEndian.PutUint64(hdr[:], uint64(len(enc)))
+		if err := c.Send(ctx, 0, tagGather, hdr[:]); err != nil {
+			return nil, err
+		}
+		return nil, c.Send(ctx, 0, tagGather, enc)
+	}
+	var out []Measurement
+	decode := func(a int, b []byte) {
+		for len(b) >= 20 {
+			out = append(out, Measurement{A: a, B: int(binary.LittleEndian.Uint32(b)), RTT: infer.RTT{
+				Min: math.Float64frombits(binary.LittleEndian.Uint64(b[4:])),
+				Max: math.Float64frombits(binary.LittleEndian.Uint64(b[12:])),
+			}})
+			b = b[20:]
+		}
+	}
+	decode(0, enc)
+	for src := 1; src < c.Size(); src++ {
+		var hdr [8]byte
+		if _, err := c.Recv(ctx, src, tagGather, hdr[:]); err != nil {
+			return nil, err
+		}
+		n := binary.LittleEndian.Uint64(hdr[:])
+		if n > 20*uint64(c.Size()) {
+			return nil, fmt.Errorf("infer: rank %d announces %d bytes of measurements", src, n)
+		}
+		b := make([]byte, n)
+		if _, err := c.Recv(ctx, src, tagGather, b); err != nil {
+			return nil, err
+		}
+		decode(src, b)
+	}
+	return out, nil
 }
 
 type runner struct {
@@ -76,6 +149,7 @@ type runner struct {
 	counts [3]int // add measurements, pairs, exchanges carried along the chain
 	done   *Result
 	exch   int
+	known  map[int]infer.RTT
 }
 
 func (r *runner) run(ctx context.Context) (Result, error) {
@@ -123,10 +197,13 @@ func (r *runner) addSelf(ctx context.Context) error {
 		if _, err := ad.FindCloseHost(t); err != nil {
 			return err
 		}
+	} else if err := ad.MeasureNewcomers(t, r.ahead); err != nil {
+		return err
 	}
 	if err := ad.Add(t, ad.Closest(t)); err != nil {
 		return err
 	}
+	r.known = ad.Known
 	r.counts[0] += ad.AddRTT
 	r.counts[1] += ad.Measured()
 	r.counts[2] += r.exch
@@ -143,9 +220,9 @@ func (r *runner) addSelf(ctx context.Context) error {
 func (r *runner) pass(ctx context.Context, t *infer.Tree) error {
 	enc, _ := t.MarshalBinary()
 	msg := r.treeMsg(kindTree, enc)
-	reqs := []comm.Request{r.c.Isend(r.me+1, 0, msg)}
+	reqs := []comm.Request{r.c.Isend(r.me+1, tagProtocol, msg)}
 	if r.me+infer.Ahead < r.n {
-		reqs = append(reqs, r.c.Isend(r.me+infer.Ahead, 0, r.treeMsg(kindAhead, enc)))
+		reqs = append(reqs, r.c.Isend(r.me+infer.Ahead, tagProtocol, r.treeMsg(kindAhead, enc)))
 	}
 	return r.waitServing(ctx, reqs)
 }
@@ -175,7 +252,7 @@ func (r *runner) relayDone(ctx context.Context, t *infer.Tree) error {
 	}
 	for k := low >> 1; k >= 1; k >>= 1 {
 		if rel+k < r.n {
-			reqs = append(reqs, r.c.Isend((rel+k+r.n-1)%r.n, 0, msg))
+			reqs = append(reqs, r.c.Isend((rel+k+r.n-1)%r.n, tagProtocol, msg))
 		}
 	}
 	return r.waitServing(ctx, reqs)
@@ -203,7 +280,7 @@ func (r *runner) waitServing(ctx context.Context, reqs []comm.Request) error {
 
 // step receives one protocol message and handles it.
 func (r *runner) step(ctx context.Context) error {
-	st, err := r.c.Recv(ctx, comm.AnySource, comm.AnyTag, r.buf)
+	st, err := r.c.Recv(ctx, comm.AnySource, tagProtocol, r.buf)
 	if err != nil {
 		return err
 	}
@@ -217,7 +294,7 @@ func (r *runner) handle(ctx context.Context, src int, m []byte) error {
 	switch m[0] {
 	case kindPing:
 		reply := append([]byte{kindPong}, m[1:]...)
-		return r.c.Send(ctx, src, 0, reply)
+		return r.c.Send(ctx, src, tagProtocol, reply)
 	case kindPong:
 		return fmt.Errorf("infer: unexpected pong from rank %d", src)
 	case kindAhead, kindTree, kindDone:
@@ -254,11 +331,11 @@ func (r *runner) pingPong(ctx context.Context, peer int) (time.Duration, error) 
 	ping[0] = kindPing
 	binary.LittleEndian.PutUint64(ping[1:], r.seq)
 	t0 := r.c.Now()
-	if err := r.c.Send(ctx, peer, 0, ping[:]); err != nil {
+	if err := r.c.Send(ctx, peer, tagProtocol, ping[:]); err != nil {
 		return 0, err
 	}
 	for {
-		st, err := r.c.Recv(ctx, comm.AnySource, comm.AnyTag, r.buf)
+		st, err := r.c.Recv(ctx, comm.AnySource, tagProtocol, r.buf)
 		if err != nil {
 			return 0, err
 		}

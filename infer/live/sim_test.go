@@ -54,5 +54,13 @@ func TestLiveMatchesSequentialOnSimWithoutNoise(t *testing.T) {
 	if bound := n * (n - 1) / 2; res.Pairs > bound || res.Pairs < n-1 {
 		t.Fatalf("%d pairs measured of %d", res.Pairs, bound)
 	}
+	if len(res.Measured) != res.Pairs {
+		t.Fatalf("rank 0 gathered %d measurements, the chain counted %d", len(res.Measured), res.Pairs)
+	}
+	for _, m := range res.Measured {
+		if want := rttModel(p, m.A, m.B); math.Abs(m.RTT.Min/want-1) > 0.01 {
+			t.Fatalf("pair %d-%d measured %g, model %g", m.A, m.B, m.RTT.Min, want)
+		}
+	}
 	_ = infer.Ahead
 }

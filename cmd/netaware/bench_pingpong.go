@@ -1,0 +1,512 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"netaware/comm"
+	"netaware/comm/tcp"
+)
+
+// benchSubcommands lets other files add 'netaware bench X' commands
+// without editing this one.
+var benchSubcommands []func() *cobra.Command
+
+func registerBench(f func() *cobra.Command) { benchSubcommands = append(benchSubcommands, f) }
+
+func init() {
+	register(newBenchParentCmd)
+	registerBench(newBenchPingpongCmd)
+}
+
+func newBenchParentCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Benchmarks of the communication layer and of collectives",
+		Long: `bench runs benchmarks on a world (a simulated platform, goroutines with
+--local, or the live ranks started by 'netaware launch', mpirun or srun).
+
+Example:
+  netaware launch -n 2 -- netaware bench pingpong`,
+	}
+	for _, f := range benchSubcommands {
+		cmd.AddCommand(f())
+	}
+	return cmd
+}
+
+type pingpongLatency struct {
+	SizeBytes     int     `json:"size_bytes"`
+	Iterations    int     `json:"iterations"`
+	NetawareS     float64 `json:"netaware_half_rtt_s"`
+	RawS          float64 `json:"raw_tcp_half_rtt_s,omitempty"`
+	LatencyRatio  float64 `json:"latency_ratio,omitempty"` // netaware / raw: 1.0 is parity
+	NetawareBps   float64 `json:"netaware_Bps"`
+	RawBps        float64 `json:"raw_tcp_Bps,omitempty"`
+	BandwidthRate float64 `json:"bandwidth_ratio,omitempty"` // netaware / raw
+}
+
+type pingpongStream struct {
+	SizeBytes int     `json:"size_bytes"`
+	Messages  int     `json:"messages"`
+	Netaware  float64 `json:"netaware_Bps"`
+	Raw       float64 `json:"raw_tcp_Bps,omitempty"`
+	Ratio     float64 `json:"bandwidth_ratio,omitempty"` // netaware / raw: 1.0 is parity
+}
+
+type pingpongReport struct {
+	World     string            `json:"world"`
+	Ranks     int               `json:"ranks"`
+	Hosts     [2]string         `json:"hosts"`
+	Rounds    int               `json:"rounds"`
+	Latency   []pingpongLatency `json:"pingpong"`
+	Streaming []pingpongStream  `json:"streaming"`
+}
+
+type pingpongOpts struct {
+	sizes       []int
+	iters       int
+	rounds      int
+	streamSize  int
+	streamCount int
+	raw         bool
+	rawHost     string
+}
+
+func newBenchPingpongCmd() *cobra.Command {
+	var (
+		sizes       string
+		o           pingpongOpts
+		jsonOut     bool
+		noRaw       bool
+		streamSize  string
+		streamCount int
+		wf          *worldFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "pingpong",
+		Short: "Latency and bandwidth between ranks 0 and 1, next to raw Go TCP",
+		Long: `pingpong measures ranks 0 and 1 of the world: half round-trip latency of
+ping-pongs for each message size, and the bandwidth of a stream of large
+messages (rank 0 sends --stream-count messages, rank 1 acknowledges the
+last). The other ranks wait.
+
+Unless --no-raw is given (and except on a simulated platform), ranks 0 and 1
+also open a plain Go TCP connection between them (rank 0 listens on its
+coordinator host, or 127.0.0.1) and repeat the very same patterns; rounds of
+the two alternate, the median round is reported, and the ratios
+netaware/raw are printed: latency ratio 1.00 and bandwidth ratio 1.00 mean
+the transport costs nothing over the bare socket.
+
+Examples:
+  netaware launch -n 2 -- netaware bench pingpong
+  netaware launch -n 8 -- netaware bench pingpong --sizes 1,1KiB --json
+  netaware bench pingpong --local 2`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var err error
+			if o.sizes, err = ppParseSizes(sizes); err != nil {
+				return usagef("--sizes: %v", err)
+			}
+			ss, err := ppParseSizes(streamSize)
+			if err != nil || len(ss) != 1 || ss[0] < 1 {
+				return usagef("--stream-size %q: want one positive size", streamSize)
+			}
+			o.streamSize = ss[0]
+			o.streamCount = streamCount
+			if o.iters < 1 || o.rounds < 1 || o.streamCount < 1 {
+				return usagef("--iters, --rounds and --stream-count must be positive")
+			}
+			o.raw = !noRaw && wfPlatform(cmd) == ""
+			o.rawHost = "127.0.0.1"
+			if env, ok := tcp.Detect(); ok {
+				coord := env.Coordinator
+				if c, _ := cmd.Flags().GetString("coordinator"); c != "" {
+					coord = c
+				}
+				if h, _, err := net.SplitHostPort(coord); err == nil && h != "" {
+					o.rawHost = h
+				}
+			}
+			var rep *pingpongReport
+			info, err := runWorld(cmd.Context(), wf, func(ctx context.Context, c comm.Comm) error {
+				r, err := pingpong(ctx, c, o)
+				if c.Rank() == 0 {
+					rep = r
+				}
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			if rep == nil {
+				return nil // not rank 0 of a TCP world: rank 0 prints
+			}
+			rep.World = info.Kind
+			if info.Platform != "" {
+				rep.World += ":" + info.Platform
+			}
+			out := cmd.OutOrStdout()
+			if jsonOut {
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(rep)
+			}
+			printPingpong(out, rep)
+			return nil
+		},
+	}
+	wf = addWorldFlags(cmd)
+	f := cmd.Flags()
+	f.StringVar(&sizes, "sizes", "1,1KiB,64KiB,1MiB", "ping-pong message sizes (bytes, or with KiB/MiB)")
+	f.IntVar(&o.iters, "iters", 1000, "ping-pongs per round for 1-byte messages (fewer for large ones, same bytes)")
+	f.IntVar(&o.rounds, "rounds", 5, "alternating rounds of netaware and raw TCP; the median is reported")
+	f.StringVar(&streamSize, "stream-size", "1MiB", "message size of the streaming test")
+	f.IntVar(&streamCount, "stream-count", 200, "messages per streaming round")
+	f.BoolVar(&noRaw, "no-raw", false, "skip the raw Go TCP baseline")
+	f.BoolVar(&jsonOut, "json", false, "print JSON instead of a table")
+	return cmd
+}
+
+func wfPlatform(cmd *cobra.Command) string {
+	p, _ := cmd.Flags().GetString("platform")
+	return p
+}
+
+func ppParseSizes(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		mult := 1
+		for _, u := range []struct {
+			suffix string
+			m      int
+		}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"B", 1}} {
+			if strings.HasSuffix(f, u.suffix) {
+				f, mult = strings.TrimSuffix(f, u.suffix), u.m
+				break
+			}
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 0 || n > (1<<30)/mult {
+			return nil, fmt.Errorf("bad size %q", f)
+		}
+		out = append(out, n*mult)
+	}
+	return out, nil
+}
+
+const ppTag = 0
+
+// pingpong runs on every rank; ranks 0 and 1 measure, rank 0 returns the report.
+func pingpong(ctx context.Context, c comm.Comm, o pingpongOpts) (*pingpongReport, error) {
+	if c.Size() < 2 {
+		return nil, fmt.Errorf("pingpong needs at least 2 ranks, the world has %d", c.Size())
+	}
+	me := c.Rank()
+	if me > 1 {
+		return nil, nil
+	}
+	ids := [2]comm.Identity{}
+	ids[me] = c.Identity()
+	// Exchange host names (and set up the raw connection) first.
+	peer := 1 - me
+	var conn net.Conn
+	if o.raw {
+		var err error
+		if conn, err = rawConnect(ctx, c, o.rawHost); err != nil {
+			return nil, fmt.Errorf("raw TCP baseline: %w", err)
+		}
+		defer conn.Close()
+	}
+	hb := make([]byte, 256)
+	st, err := comm.Sendrecv(ctx, c, peer, ppTag, []byte(ids[me].Host), peer, ppTag, hb)
+	if err != nil {
+		return nil, err
+	}
+	ids[peer].Host = string(hb[:st.Count])
+
+	maxSize := o.streamSize
+	for _, s := range o.sizes {
+		maxSize = max(maxSize, s)
+	}
+	buf := make([]byte, maxSize)
+	rep := &pingpongReport{Ranks: c.Size(), Hosts: [2]string{ids[0].Host, ids[1].Host}, Rounds: o.rounds}
+	for _, s := range o.sizes {
+		iters := max(10, o.iters*1024/max(s, 1024))
+		var na, raw []time.Duration
+		for r := 0; r < o.rounds; r++ {
+			d, err := commPingpong(ctx, c, buf[:s], iters)
+			if err != nil {
+				return nil, fmt.Errorf("pingpong %d bytes: %w", s, err)
+			}
+			na = append(na, d)
+			if conn != nil {
+				d, err := rawPingpong(c, conn, me, buf[:s], iters)
+				if err != nil {
+					return nil, fmt.Errorf("raw pingpong %d bytes: %w", s, err)
+				}
+				raw = append(raw, d)
+			}
+		}
+		l := pingpongLatency{SizeBytes: s, Iterations: iters, NetawareS: ppMedian(na).Seconds() / float64(2*iters)}
+		if l.NetawareS > 0 {
+			l.NetawareBps = float64(s) / l.NetawareS
+		}
+		if conn != nil {
+			l.RawS = ppMedian(raw).Seconds() / float64(2*iters)
+			if l.RawS > 0 {
+				l.RawBps = float64(s) / l.RawS
+				l.LatencyRatio = l.NetawareS / l.RawS
+			}
+			if l.RawBps > 0 {
+				l.BandwidthRate = l.NetawareBps / l.RawBps
+			}
+		}
+		rep.Latency = append(rep.Latency, l)
+	}
+	var na, raw []time.Duration
+	for r := 0; r < o.rounds; r++ {
+		d, err := commStream(ctx, c, buf[:o.streamSize], o.streamCount)
+		if err != nil {
+			return nil, fmt.Errorf("stream: %w", err)
+		}
+		na = append(na, d)
+		if conn != nil {
+			d, err := rawStream(c, conn, me, buf[:o.streamSize], o.streamCount)
+			if err != nil {
+				return nil, fmt.Errorf("raw stream: %w", err)
+			}
+			raw = append(raw, d)
+		}
+	}
+	bytes := float64(o.streamSize) * float64(o.streamCount)
+	sres := pingpongStream{SizeBytes: o.streamSize, Messages: o.streamCount, Netaware: bytes / ppMedian(na).Seconds()}
+	if conn != nil {
+		sres.Raw = bytes / ppMedian(raw).Seconds()
+		sres.Ratio = sres.Netaware / sres.Raw
+	}
+	rep.Streaming = append(rep.Streaming, sres)
+	if me != 0 {
+		return nil, nil
+	}
+	return rep, nil
+}
+
+func ppMedian(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// rawConnect opens a plain TCP connection between ranks 0 and 1: rank 0
+// listens on host, tells rank 1 the address over c, and accepts.
+func rawConnect(ctx context.Context, c comm.Comm, host string) (net.Conn, error) {
+	if c.Rank() == 0 {
+		ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+		if err != nil {
+			return nil, err
+		}
+		defer ln.Close()
+		if err := c.Send(ctx, 1, ppTag, []byte(ln.Addr().String())); err != nil {
+			return nil, err
+		}
+		// Accept while watching rank 1 through the communicator, so that a
+		// rank 1 that dies here fails us instead of leaving Accept waiting.
+		type acc struct {
+			conn net.Conn
+			err  error
+		}
+		ch := make(chan acc, 1)
+		go func() {
+			conn, err := ln.Accept()
+			ch <- acc{conn, err}
+		}()
+		ok := make([]byte, 1)
+		if _, err := c.Recv(ctx, 1, ppTag, ok); err != nil {
+			ln.Close()
+			if a := <-ch; a.conn != nil {
+				a.conn.Close()
+			}
+			return nil, err
+		}
+		if tl, isTCP := ln.(*net.TCPListener); isTCP {
+			tl.SetDeadline(time.Now().Add(30 * time.Second))
+		}
+		a := <-ch
+		if a.err != nil {
+			return nil, a.err
+		}
+		a.conn.(*net.TCPConn).SetNoDelay(true)
+		return a.conn, nil
+	}
+	b := make([]byte, 256)
+	st, err := c.Recv(ctx, 0, ppTag, b)
+	if err != nil {
+		return nil, err
+	}
+	d := net.Dialer{Timeout: 30 * time.Second}
+	conn, err := d.DialContext(ctx, "tcp", string(b[:st.Count]))
+	if err != nil {
+		return nil, err
+	}
+	conn.(*net.TCPConn).SetNoDelay(true)
+	if err := c.Send(ctx, 0, ppTag, []byte{1}); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return conn, nil
+}
+
+func commPingpong(ctx context.Context, c comm.Comm, b []byte, iters int) (time.Duration, error) {
+	var start time.Duration
+	for i := -iters / 10; i < iters; i++ { // the first tenth warms up
+		if i == 0 {
+			start = c.Now()
+		}
+		if c.Rank() == 0 {
+			if err := c.Send(ctx, 1, ppTag, b); err != nil {
+				return 0, err
+			}
+			if _, err := c.Recv(ctx, 1, ppTag, b); err != nil {
+				return 0, err
+			}
+		} else {
+			if _, err := c.Recv(ctx, 0, ppTag, b); err != nil {
+				return 0, err
+			}
+			if err := c.Send(ctx, 0, ppTag, b); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return c.Now() - start, nil
+}
+
+func rawPingpong(c comm.Comm, conn net.Conn, me int, b []byte, iters int) (time.Duration, error) {
+	var start time.Duration
+	for i := -iters / 10; i < iters; i++ {
+		if i == 0 {
+			start = c.Now()
+		}
+		if me == 0 {
+			if _, err := conn.Write(b); err != nil {
+				return 0, err
+			}
+			if _, err := io.ReadFull(conn, b); err != nil {
+				return 0, err
+			}
+		} else {
+			if _, err := io.ReadFull(conn, b); err != nil {
+				return 0, err
+			}
+			if _, err := conn.Write(b); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return c.Now() - start, nil
+}
+
+func commStream(ctx context.Context, c comm.Comm, b []byte, count int) (time.Duration, error) {
+	ack := make([]byte, 1)
+	// Warm up and line the two ranks up with one ping-pong.
+	if _, err := commPingpong(ctx, c, ack, 1); err != nil {
+		return 0, err
+	}
+	start := c.Now()
+	if c.Rank() == 0 {
+		for i := 0; i < count; i++ {
+			if err := c.Send(ctx, 1, ppTag, b); err != nil {
+				return 0, err
+			}
+		}
+		if _, err := c.Recv(ctx, 1, ppTag, ack); err != nil {
+			return 0, err
+		}
+	} else {
+		for i := 0; i < count; i++ {
+			if _, err := c.Recv(ctx, 0, ppTag, b); err != nil {
+				return 0, err
+			}
+		}
+		if err := c.Send(ctx, 0, ppTag, ack); err != nil {
+			return 0, err
+		}
+	}
+	return c.Now() - start, nil
+}
+
+func rawStream(c comm.Comm, conn net.Conn, me int, b []byte, count int) (time.Duration, error) {
+	ack := make([]byte, 1)
+	if _, err := rawPingpong(c, conn, me, ack, 1); err != nil {
+		return 0, err
+	}
+	start := c.Now()
+	if me == 0 {
+		for i := 0; i < count; i++ {
+			if _, err := conn.Write(b); err != nil {
+				return 0, err
+			}
+		}
+		if _, err := io.ReadFull(conn, ack); err != nil {
+			return 0, err
+		}
+	} else {
+		for i := 0; i < count; i++ {
+			if _, err := io.ReadFull(conn, b); err != nil {
+				return 0, err
+			}
+		}
+		if _, err := conn.Write(ack); err != nil {
+			return 0, err
+		}
+	}
+	return c.Now() - start, nil
+}
+
+func printPingpong(w io.Writer, r *pingpongReport) {
+	fmt.Fprintf(w, "pingpong between rank 0 (%s) and rank 1 (%s), world %s of %d ranks, median of %d rounds\n",
+		r.Hosts[0], r.Hosts[1], r.World, r.Ranks, r.Rounds)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "size\titers\tnetaware µs\traw TCP µs\tlatency ratio\tnetaware MB/s\traw TCP MB/s\tbw ratio\t")
+	for _, l := range r.Latency {
+		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%s\t%s\t%.1f\t%s\t%s\t\n", ppFmtSize(l.SizeBytes), l.Iterations, l.NetawareS*1e6,
+			ppOptF(l.RawS*1e6, "%.2f"), ppOptF(l.LatencyRatio, "%.3f"), l.NetawareBps/1e6, ppOptF(l.RawBps/1e6, "%.1f"), ppOptF(l.BandwidthRate, "%.3f"))
+	}
+	tw.Flush()
+	for _, s := range r.Streaming {
+		fmt.Fprintf(w, "streaming %d x %s: netaware %.1f MB/s", s.Messages, ppFmtSize(s.SizeBytes), s.Netaware/1e6)
+		if s.Raw > 0 {
+			fmt.Fprintf(w, ", raw TCP %.1f MB/s, ratio %.3f", s.Raw/1e6, s.Ratio)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func ppOptF(v float64, f string) string {
+	if v == 0 {
+		return "-"
+	}
+	return fmt.Sprintf(f, v)
+}
+
+func ppFmtSize(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%dMiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%dKiB", n>>10)
+	}
+	return fmt.Sprintf("%dB", n)
+}

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"netaware/launch"
+)
+
+// buildNetaware builds this command into a temporary directory, so that
+// tests can start real rank processes.
+func buildNetaware(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary and starts processes")
+	}
+	bin := filepath.Join(t.TempDir(), "netaware")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// cleanEnv is the test's environment without any launcher's variables, so
+// that a test run under mpirun or srun does not confuse the ranks.
+func cleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "NETAWARE_") || strings.HasPrefix(k, "OMPI_") || strings.HasPrefix(k, "PMI") || strings.HasPrefix(k, "SLURM_") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}
+
+func checkPingpongJSON(t *testing.T, out []byte, ranks int) {
+	t.Helper()
+	var rep pingpongReport
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatalf("rank 0's output is not the JSON report: %v\n%s", err, out)
+	}
+	if rep.World != "tcp" || rep.Ranks != ranks || len(rep.Latency) != 2 || len(rep.Streaming) != 1 {
+		t.Fatalf("report: %+v", rep)
+	}
+	for _, l := range rep.Latency {
+		if l.NetawareS <= 0 || l.RawS <= 0 || l.LatencyRatio <= 0 {
+			t.Errorf("latency row without measurements: %+v", l)
+		}
+	}
+	if s := rep.Streaming[0]; s.Netaware <= 0 || s.Raw <= 0 || s.Ratio <= 0 {
+		t.Errorf("streaming row without measurements: %+v", s)
+	}
+}
+
+var quickPingpong = []string{"bench", "pingpong", "--json", "--iters", "50", "--rounds", "1", "--sizes", "1,1KiB", "--stream-size", "64KiB", "--stream-count", "5"}
+
+// TestTCPWorld builds the binary once and runs real ranks with it.
+func TestTCPWorld(t *testing.T) {
+	bin := buildNetaware(t)
+	t.Run("Launch8RanksBenchPingpong", func(t *testing.T) { launch8RanksBenchPingpong(t, bin) })
+	t.Run("LaunchReportsFailedRank", func(t *testing.T) { launchReportsFailedRank(t, bin) })
+	t.Run("MpirunLikeEnvironment", func(t *testing.T) { mpirunLikeEnvironment(t, bin) })
+}
+
+func launch8RanksBenchPingpong(t *testing.T, bin string) {
+	cmd := exec.Command(bin, append([]string{"launch", "-n", "8", "--", "netaware"}, quickPingpong...)...)
+	cmd.Env = cleanEnv()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("launch: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+	}
+	// Only rank 0 prints; every line carries its prefix.
+	var js bytes.Buffer
+	for _, line := range strings.Split(strings.TrimRight(stdout.String(), "\n"), "\n") {
+		rest, ok := strings.CutPrefix(line, "[0] ")
+		if !ok {
+			t.Fatalf("line not from rank 0 or without prefix: %q", line)
+		}
+		js.WriteString(rest + "\n")
+	}
+	checkPingpongJSON(t, js.Bytes(), 8)
+}
+
+func launchReportsFailedRank(t *testing.T, bin string) {
+	// A world of 1 rank cannot ping-pong: every rank fails, and so launch.
+	cmd := exec.Command(bin, "launch", "-n", "1", "--", "netaware", "bench", "pingpong")
+	cmd.Env = cleanEnv()
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitFailure {
+		t.Fatalf("exit: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "launch: rank 0 failed: exit status 1") || !strings.Contains(string(out), "[0] netaware: ") {
+		t.Errorf("output does not name the failed rank:\n%s", out)
+	}
+}
+
+// mpirunLikeEnvironment starts the ranks the way mpirun would (Open MPI's
+// rank variables, plus the coordinator and token passed with -x).
+func mpirunLikeEnvironment(t *testing.T, bin string) {
+	const n = 3
+	coord, err := launch.FreePort("127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmds := make([]*exec.Cmd, n)
+	outs := make([]*bytes.Buffer, n)
+	for r := 0; r < n; r++ {
+		cmds[r] = exec.Command(bin, quickPingpong...)
+		cmds[r].Env = append(cleanEnv(),
+			fmt.Sprintf("OMPI_COMM_WORLD_RANK=%d", r), fmt.Sprintf("OMPI_COMM_WORLD_SIZE=%d", n),
+			"NETAWARE_COORDINATOR="+coord, "NETAWARE_TOKEN=mpirun-secret")
+		outs[r] = &bytes.Buffer{}
+		cmds[r].Stdout = outs[r]
+		cmds[r].Stderr = outs[r]
+		if err := cmds[r].Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	timer := time.AfterFunc(60*time.Second, func() {
+		for _, c := range cmds {
+			c.Process.Kill()
+		}
+	})
+	defer timer.Stop()
+	for r, c := range cmds {
+		if err := c.Wait(); err != nil {
+			t.Errorf("rank %d: %v\n%s", r, err, outs[r])
+		}
+	}
+	if t.Failed() {
+		return
+	}
+	checkPingpongJSON(t, outs[0].Bytes(), n)
+	for r := 1; r < n; r++ {
+		if outs[r].Len() != 0 {
+			t.Errorf("rank %d printed %q", r, outs[r])
+		}
+	}
+}

@@ -1,0 +1,422 @@
+package tcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"netaware/comm"
+)
+
+// Env is what a launcher told this process: its rank, the world size, the
+// coordinator, the token.
+type Env struct {
+	Rank, Size int
+	// Coordinator is the host:port where rank 0 listens and every rank
+	// registers (NETAWARE_COORDINATOR or --coordinator).
+	Coordinator string
+	// Token is the shared secret every connection proves (NETAWARE_TOKEN).
+	Token string
+	// Listen is the host or IP this rank accepts mesh connections on
+	// (NETAWARE_LISTEN); empty means the local address this host uses to
+	// reach the coordinator. Rank 0 always listens on the coordinator address.
+	Listen string
+	// Source names the launcher the rank and size came from: "netaware",
+	// "openmpi", "pmix", "pmi" or "slurm".
+	Source string
+}
+
+// Environment variables read by Detect.
+const (
+	EnvRank        = "NETAWARE_RANK"
+	EnvSize        = "NETAWARE_SIZE"
+	EnvCoordinator = "NETAWARE_COORDINATOR"
+	EnvToken       = "NETAWARE_TOKEN"
+	EnvListen      = "NETAWARE_LISTEN"
+)
+
+// Detect reads this process's rank and world size from the environment a
+// launcher set: netaware launch (NETAWARE_RANK/NETAWARE_SIZE), Open MPI's
+// mpirun (OMPI_COMM_WORLD_RANK/SIZE), a PMIx launcher (PMIX_RANK with the
+// size from OMPI_COMM_WORLD_SIZE, PMIX_SIZE or SLURM_NTASKS), MPICH's
+// Hydra (PMI_RANK/PMI_SIZE) or Slurm's srun (SLURM_PROCID/SLURM_NTASKS).
+// The coordinator, token and listen host come from NETAWARE_COORDINATOR,
+// NETAWARE_TOKEN and NETAWARE_LISTEN whatever the launcher (for mpirun,
+// pass them with -x; srun exports the caller's environment by default).
+func Detect() (Env, bool) { return detect(os.Getenv) }
+
+func detect(getenv func(string) string) (Env, bool) {
+	type source struct {
+		name       string
+		rank       string
+		size       []string
+		acceptSize bool
+	}
+	sources := []source{
+		{name: "netaware", rank: EnvRank, size: []string{EnvSize}},
+		{name: "openmpi", rank: "OMPI_COMM_WORLD_RANK", size: []string{"OMPI_COMM_WORLD_SIZE"}},
+		{name: "pmix", rank: "PMIX_RANK", size: []string{"OMPI_COMM_WORLD_SIZE", "PMIX_SIZE", "SLURM_NTASKS", "SLURM_NPROCS"}},
+		{name: "pmi", rank: "PMI_RANK", size: []string{"PMI_SIZE"}},
+		{name: "slurm", rank: "SLURM_PROCID", size: []string{"SLURM_NTASKS", "SLURM_NPROCS"}},
+	}
+	for _, s := range sources {
+		rs := getenv(s.rank)
+		if rs == "" {
+			continue
+		}
+		rank, err := strconv.Atoi(strings.TrimSpace(rs))
+		if err != nil {
+			continue
+		}
+		size := -1
+		for _, v := range s.size {
+			if n, err := strconv.Atoi(strings.TrimSpace(getenv(v))); err == nil {
+				size = n
+				break
+			}
+		}
+		if size < 1 || rank < 0 || rank >= size {
+			continue
+		}
+		return Env{
+			Rank:        rank,
+			Size:        size,
+			Coordinator: getenv(EnvCoordinator),
+			Token:       getenv(EnvToken),
+			Listen:      getenv(EnvListen),
+			Source:      s.name,
+		}, true
+	}
+	return Env{}, false
+}
+
+// Options are the optional parts of JoinWith.
+type Options struct {
+	Config
+	// Listener, for rank 0, is an already bound coordinator listener to use
+	// instead of binding Env.Coordinator (tests bind 127.0.0.1:0 and pass it).
+	Listener net.Listener
+}
+
+// Join connects this rank to the world described by env and returns the
+// world communicator and the closer that says goodbye to the other ranks.
+// The closer is the *Endpoint, whose Abort marks this rank failed.
+func Join(ctx context.Context, env Env) (comm.Comm, io.Closer, error) {
+	ep, err := JoinWith(ctx, env, Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	return comm.NewWorld(ep), ep, nil
+}
+
+// JoinWith is Join with options; it returns the endpoint.
+//
+// Bootstrap: rank 0 listens on the coordinator address. Every other rank
+// listens on its own address, dials the coordinator, authenticates, and
+// registers its rank and address; once all have registered, rank 0 answers
+// each with the table of addresses, and the registration connection stays
+// as the link to rank 0. Then rank i dials every rank 0 < j < i and accepts
+// from every j > i: a full mesh of authenticated connections, all opened
+// before Join returns.
+func JoinWith(ctx context.Context, env Env, opt Options) (*Endpoint, error) {
+	cfg := opt.Config.withDefaults()
+	if env.Size < 1 || env.Rank < 0 || env.Rank >= env.Size {
+		return nil, fmt.Errorf("tcp join: rank %d of %d is out of range", env.Rank, env.Size)
+	}
+	e := newEndpoint(env.Rank, env.Size, cfg)
+	if env.Size == 1 {
+		e.startGoroutines()
+		return e, nil
+	}
+	if env.Coordinator == "" && opt.Listener == nil {
+		return nil, fmt.Errorf("tcp join (rank %d of %d, from %s): no coordinator address: set %s=host:port (for mpirun: mpirun -x %s=host:port -x %s=secret ...)",
+			env.Rank, env.Size, env.Source, EnvCoordinator, EnvCoordinator, EnvToken)
+	}
+	if env.Token == "" {
+		return nil, fmt.Errorf("tcp join (rank %d of %d): no token: set %s to a shared secret (netaware launch does this)", env.Rank, env.Size, EnvToken)
+	}
+	ctx, cancel := context.WithTimeout(ctx, cfg.BootstrapTimeout)
+	defer cancel()
+	b := &bootstrap{env: env, cfg: cfg, token: []byte(env.Token), e: e}
+	var err error
+	if env.Rank == 0 {
+		err = b.coordinate(ctx, opt.Listener)
+	} else {
+		err = b.register(ctx)
+	}
+	if err != nil {
+		for _, p := range e.peers {
+			if p != nil {
+				p.conn.Close()
+			}
+		}
+		return nil, fmt.Errorf("tcp join (rank %d of %d): %w", env.Rank, env.Size, err)
+	}
+	e.startGoroutines()
+	cfg.Logger.Info("tcp: joined world", "rank", env.Rank, "size", env.Size, "addr", e.addr, "launcher", env.Source)
+	return e, nil
+}
+
+type bootstrap struct {
+	env   Env
+	cfg   Config
+	token []byte
+	e     *Endpoint
+}
+
+// accepted is an authenticated, introduced incoming connection.
+type accepted struct {
+	conn  net.Conn
+	hello hello
+	err   error
+}
+
+// listenExact binds exactly addr: a missing host is refused rather than
+// silently widened to every interface.
+func listenExact(addr string) (net.Listener, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen address %q: %w", addr, err)
+	}
+	if host == "" {
+		return nil, fmt.Errorf("listen address %q has no host: name the interface (e.g. 127.0.0.1:%s, or 0.0.0.0 explicitly for all)", addr, strings.TrimPrefix(addr, ":"))
+	}
+	return net.Listen("tcp", addr)
+}
+
+// acceptLoop accepts connections until want of them authenticated and
+// introduced themselves, refusing (and logging) the others. Results go to
+// out; it stops when ctx is done or the listener is closed.
+func (b *bootstrap) acceptLoop(ctx context.Context, ln net.Listener, want int, out chan<- accepted) {
+	got := 0
+	for got < want {
+		conn, err := ln.Accept()
+		if err != nil {
+			select {
+			case out <- accepted{err: err}:
+			case <-ctx.Done():
+			}
+			return
+		}
+		tuneConn(conn)
+		conn.SetDeadline(time.Now().Add(b.cfg.HandshakeTimeout))
+		if err := serverHandshake(conn, b.token); err != nil {
+			b.cfg.Logger.Warn("tcp: refused connection", "rank", b.env.Rank, "addr", conn.RemoteAddr().String(), "err", err)
+			conn.Close()
+			continue
+		}
+		h, err := readHello(conn, b.env.Size)
+		if err != nil {
+			b.cfg.Logger.Warn("tcp: refused connection", "rank", b.env.Rank, "addr", conn.RemoteAddr().String(), "err", err)
+			conn.Close()
+			continue
+		}
+		got++
+		select {
+		case out <- accepted{conn: conn, hello: h}:
+		case <-ctx.Done():
+			conn.Close()
+			return
+		}
+	}
+}
+
+// coordinate is rank 0's part.
+func (b *bootstrap) coordinate(ctx context.Context, ln net.Listener) (err error) {
+	if ln == nil {
+		if ln, err = listenExact(b.env.Coordinator); err != nil {
+			return fmt.Errorf("coordinator: %w", err)
+		}
+	}
+	defer ln.Close()
+	b.e.addr = ln.Addr().String()
+	addrs := make([]string, b.env.Size)
+	addrs[0] = b.e.addr
+	out := make(chan accepted)
+	actx, stop := context.WithCancel(ctx)
+	defer stop()
+	done := make(chan struct{})
+	go func() { defer close(done); b.acceptLoop(actx, ln, b.env.Size-1, out) }()
+	defer func() { ln.Close(); <-done }()
+	conns := make([]net.Conn, b.env.Size)
+	defer func() {
+		if err != nil {
+			for _, c := range conns {
+				if c != nil {
+					c.Close()
+				}
+			}
+		}
+	}()
+	for n := 1; n < b.env.Size; {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for ranks to register (%d of %d did): %w", n-1, b.env.Size-1, ctx.Err())
+		case a := <-out:
+			if a.err != nil {
+				return fmt.Errorf("coordinator: %w", a.err)
+			}
+			r := a.hello.rank
+			if r == 0 || conns[r] != nil {
+				b.cfg.Logger.Warn("tcp: refused duplicate registration", "rank", r, "addr", a.conn.RemoteAddr().String())
+				a.conn.Close()
+				return fmt.Errorf("rank %d registered twice or claims rank 0 (from %s)", r, a.conn.RemoteAddr())
+			}
+			conns[r] = a.conn
+			addrs[r] = a.hello.addr
+			n++
+		}
+	}
+	for r := 1; r < b.env.Size; r++ {
+		if err := writeTable(conns[r], addrs); err != nil {
+			return fmt.Errorf("sending the address table to rank %d: %w", r, err)
+		}
+		conns[r].SetDeadline(time.Time{})
+		b.e.attach(r, conns[r])
+	}
+	return nil
+}
+
+// register is the part of every rank but 0.
+func (b *bootstrap) register(ctx context.Context) error {
+	conn, err := b.dialRetry(ctx, b.env.Coordinator)
+	if err != nil {
+		return fmt.Errorf("coordinator %s: %w", b.env.Coordinator, err)
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			conn.Close()
+		}
+	}()
+	// Listen where this host reaches the coordinator from, unless told.
+	host := b.env.Listen
+	if host == "" {
+		host = conn.LocalAddr().(*net.TCPAddr).IP.String()
+	}
+	ln, err := listenExact(net.JoinHostPort(host, "0"))
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	b.e.addr = ln.Addr().String()
+	out := make(chan accepted)
+	actx, stop := context.WithCancel(ctx)
+	defer stop()
+	done := make(chan struct{})
+	go func() { defer close(done); b.acceptLoop(actx, ln, b.env.Size-1-b.env.Rank, out) }()
+	defer func() { ln.Close(); <-done }()
+
+	if err := writeHello(conn, hello{rank: b.env.Rank, size: b.env.Size, addr: b.e.addr}); err != nil {
+		return fmt.Errorf("registering with the coordinator: %w", err)
+	}
+	conn.SetDeadline(time.Time{})
+	tableCh := make(chan error, 1)
+	var addrs []string
+	go func() {
+		var err error
+		addrs, err = readTable(conn, b.env.Size)
+		tableCh <- err
+	}()
+	select {
+	case err := <-tableCh:
+		if err != nil {
+			return fmt.Errorf("coordinator %s: %w", b.env.Coordinator, err)
+		}
+	case <-ctx.Done():
+		conn.Close()
+		<-tableCh
+		return fmt.Errorf("waiting for the coordinator's address table: %w", ctx.Err())
+	}
+	ok = true
+	b.e.attach(0, conn)
+	for j := 1; j < b.env.Rank; j++ {
+		c, err := b.dial(ctx, addrs[j])
+		if err != nil {
+			return fmt.Errorf("connecting to rank %d at %s: %w", j, addrs[j], err)
+		}
+		b.e.attach(j, c)
+	}
+	for n := b.env.Rank + 1; n < b.env.Size; n++ {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for ranks above %d to connect: %w", b.env.Rank, ctx.Err())
+		case a := <-out:
+			if a.err != nil {
+				return a.err
+			}
+			r := a.hello.rank
+			if r <= b.env.Rank || b.e.peers[r] != nil {
+				a.conn.Close()
+				return fmt.Errorf("unexpected connection from rank %d (%s)", r, a.conn.RemoteAddr())
+			}
+			a.conn.SetDeadline(time.Time{})
+			b.e.attach(r, a.conn)
+		}
+	}
+	return nil
+}
+
+// dial connects, authenticates and introduces this rank.
+func (b *bootstrap) dial(ctx context.Context, addr string) (net.Conn, error) {
+	d := net.Dialer{KeepAlive: 15 * time.Second, Timeout: b.cfg.HandshakeTimeout}
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.handshake(conn); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	if err := writeHello(conn, hello{rank: b.env.Rank, size: b.env.Size, addr: b.e.addr}); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	conn.SetDeadline(time.Time{})
+	return conn, nil
+}
+
+func (b *bootstrap) handshake(conn net.Conn) error {
+	tuneConn(conn)
+	conn.SetDeadline(time.Now().Add(b.cfg.HandshakeTimeout))
+	return clientHandshake(conn, b.token)
+}
+
+// dialRetry dials the coordinator until it answers (rank 0 may start
+// later than the others) and authenticates; the hello is the caller's.
+func (b *bootstrap) dialRetry(ctx context.Context, addr string) (net.Conn, error) {
+	delay := 20 * time.Millisecond
+	for {
+		d := net.Dialer{KeepAlive: 15 * time.Second, Timeout: b.cfg.HandshakeTimeout}
+		conn, err := d.DialContext(ctx, "tcp", addr)
+		if err == nil {
+			if err = b.handshake(conn); err == nil {
+				return conn, nil
+			}
+			conn.Close()
+			if errors.Is(err, ErrAuth) {
+				return nil, err
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w (last error: %v)", ctx.Err(), err)
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, time.Second)
+	}
+}
+
+func tuneConn(c net.Conn) {
+	if tc, ok := c.(*net.TCPConn); ok {
+		tc.SetNoDelay(true)
+		tc.SetKeepAlive(true)
+		tc.SetKeepAlivePeriod(15 * time.Second)
+	}
+}

@@ -1,0 +1,563 @@
+// Package discover is netaware's main job: find out how the ranks of a
+// communicator are connected and how fast they talk, from measurements the
+// ranks take themselves. It chains identity exchange, RTT tree inference
+// (seed 002), targeted PLogP measurements (seeds 003 and 004) and
+// clustering into topology levels, and returns everything a user saves:
+// dataset, topology, model inputs.
+package discover
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"time"
+
+	"netaware/cluster"
+	"netaware/comm"
+	"netaware/infer"
+	"netaware/infer/live"
+	"netaware/probe"
+	"netaware/topo"
+)
+
+// Level of effort.
+type Level string
+
+// Levels of effort: fast measures RTTs along the inference only; standard
+// adds PLogP between representatives of every group and group pair (seed
+// 004 Sect. 5.2); thorough measures PLogP between all pairs.
+const (
+	Fast     Level = "fast"
+	Standard Level = "standard"
+	Thorough Level = "thorough"
+)
+
+// ParseLevel checks a --level value.
+func ParseLevel(s string) (Level, error) {
+	switch Level(s) {
+	case Fast, Standard, Thorough:
+		return Level(s), nil
+	}
+	return "", fmt.Errorf("level %q: want fast, standard or thorough", s)
+}
+
+// Options of a discovery.
+type Options struct {
+	Level Level
+	// Blind ignores host names and core ids: every level must come from
+	// measurement (seed 003's setting). Otherwise ranks that report the
+	// same host name are one host (seed 004 Sect. 4.2), ranks that also
+	// report the same socket one socket, and only one rank per host takes
+	// part in the RTT inference.
+	Blind bool
+	// RTT is seed 002's pair protocol.
+	RTT live.Params
+	// PLogP parameterizes the PLogP measurements of the standard and
+	// thorough levels (zero fields: the seed's values).
+	PLogP probe.PLogPParams
+	// Gap is the rule that cuts the dendrogram into levels.
+	Gap cluster.GapOptions
+	// Progress, if set, is called on rank 0 with a phase name as each
+	// phase starts.
+	Progress func(phase string)
+}
+
+// DefaultOptions are the standard discovery.
+func DefaultOptions() Options {
+	return Options{Level: Standard, RTT: live.DefaultParams(), PLogP: StandardPLogP(), Gap: cluster.DefaultGapOptions()}
+}
+
+// StandardPLogP is the PLogP measurement of the standard level: seed 003's
+// protocol with fewer repetitions (4), saturation batches of at most 1280
+// messages and no midpoint refinement, so that a discovery of a few
+// hundred ranks takes seconds. The thorough level uses the seed's values.
+func StandardPLogP() probe.PLogPParams {
+	return probe.PLogPParams{MaxBytes: 1 << 20, Reps: 4, SatMax: 1280, MaxExtra: -2}
+}
+
+// Outcome is what rank 0 gets back (other ranks get nil).
+type Outcome struct {
+	Identities []comm.Identity
+	Topology   *topo.Topology
+	Dataset    *probe.Dataset
+	// Distance is the rank-to-rank one-way latency (seconds) predicted by
+	// the inferred tree, the matrix the levels were cut from.
+	Distance *cluster.Matrix
+	// Dendrogram over the clustered ranks (all ranks when blind, one per
+	// host otherwise: see Clustered) and the heights where it was cut.
+	Dendrogram *cluster.Dendrogram
+	Cuts       []float64
+	Clustered  []int
+	Phases     []Phase
+}
+
+// Phase is one step's cost on rank 0's clock.
+type Phase struct {
+	Name  string
+	Clock time.Duration
+	Pairs int
+}
+
+// Run discovers the topology of c. Every rank calls it.
+func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
+	if opt.Level == "" {
+		opt.Level = Standard
+	}
+	if opt.RTT.Rounds == 0 {
+		opt.RTT = live.DefaultParams()
+	}
+	if opt.Gap == (cluster.GapOptions{}) {
+		opt.Gap = cluster.DefaultGapOptions()
+	}
+	me := c.Rank()
+	progress := func(s string) {
+		if me == 0 && opt.Progress != nil {
+			opt.Progress(s)
+		}
+	}
+	out := &Outcome{}
+	clock := c.Now()
+	phase := func(name string, pairs int) {
+		now := c.Now()
+		out.Phases = append(out.Phases, Phase{Name: name, Clock: now - clock, Pairs: pairs})
+		clock = now
+	}
+
+	progress("identities")
+	ids, err := comm.GatherIdentities(ctx, c)
+	if err != nil {
+		return nil, fmt.Errorf("discover: identities: %w", err)
+	}
+	phase("identities", 0)
+
+	hosts := hostGroups(ids, opt.Blind)
+	reps := make([]int, len(hosts))
+	for i, h := range hosts {
+		reps[i] = h[0]
+	}
+	progress(fmt.Sprintf("rtt tree inference over %d ranks", len(reps)))
+	var tree live.Result
+	if pos := indexOf(reps, me); pos >= 0 {
+		sub, err := c.Sub(reps)
+		if err != nil {
+			return nil, err
+		}
+		if tree, err = live.Infer(ctx, sub, opt.RTT); err != nil {
+			return nil, fmt.Errorf("discover: rtt tree: %w", err)
+		}
+	}
+	phase("rtt-tree", tree.Pairs)
+	if err := comm.Barrier(ctx, c); err != nil {
+		return nil, err
+	}
+
+	// Rank 0 derives the levels; every rank needs them for the PLogP plan.
+	var levels []topo.Level
+	if me == 0 {
+		out.Identities = ids
+		out.Clustered = reps
+		levels, err = out.levelsFromTree(c.Size(), ids, hosts, reps, tree, opt)
+		if err != nil {
+			return nil, err
+		}
+	}
+	levels, err = shareLevels(ctx, c, levels)
+	if err != nil {
+		return nil, err
+	}
+
+	ds := &probe.Dataset{World: probe.World{Size: c.Size()}}
+	if me == 0 {
+		ds.Ranks = ids
+		ds.RTT = rttSection(reps, tree)
+	}
+	if opt.Level != Fast && c.Size() > 1 {
+		spec := plogpSchedule(c.Size(), levels, opt.Level)
+		progress(fmt.Sprintf("plogp (%s schedule)", spec.Mode))
+		params := opt.PLogP
+		if opt.Level == Thorough {
+			params = probe.PLogPParams{MaxBytes: params.MaxBytes}
+		}
+		cp := &probe.Campaign{Kind: "plogp", Schedule: spec, PLogP: params}
+		var dsArg *probe.Dataset
+		if me == 0 {
+			dsArg = ds
+		}
+		if err := cp.Run(ctx, c, dsArg, probe.RunHooks{Checkpoint: func(*probe.Dataset, bool) error { return nil }}); err != nil {
+			return nil, fmt.Errorf("discover: plogp: %w", err)
+		}
+		pairs := 0
+		if me == 0 && ds.PLogP != nil {
+			pairs = len(ds.PLogP.Pairs)
+		}
+		phase("plogp", pairs)
+	}
+	if me != 0 {
+		return nil, nil
+	}
+	out.Dataset = ds
+	total := c.Size() * (c.Size() - 1) / 2
+	measured := map[[2]int]bool{}
+	for _, m := range ds.RTT.Pairs {
+		measured[[2]int{min(m.A, m.B), max(m.A, m.B)}] = true
+	}
+	if ds.PLogP != nil {
+		for _, m := range ds.PLogP.Pairs {
+			measured[[2]int{min(m.A, m.B), max(m.A, m.B)}] = true
+		}
+	}
+	var clk time.Duration
+	for _, p := range out.Phases {
+		clk += p.Clock
+	}
+	out.Topology = &topo.Topology{
+		Version: topo.Version,
+		Size:    c.Size(),
+		Ranks:   topoRanks(ids, opt.Blind),
+		Levels:  levels,
+		Tree:    worldTree(tree.Tree, reps, hosts),
+		Method: &topo.Method{Name: "rtt-tree+agglomerative", Params: map[string]any{
+			"linkage": "average", "level": string(opt.Level), "blind": opt.Blind,
+			"gap_min_jump": opt.Gap.MinJump, "gap_spread_factor": opt.Gap.SpreadFactor,
+		}},
+		Measurements: &topo.Measurements{PairsMeasured: len(measured), PairsTotal: total, VirtualTimeS: clk.Seconds()},
+	}
+	return out, nil
+}
+
+// hostGroups groups ranks by reported host name (each group sorted, groups
+// ordered by first rank), or one group per rank when blind.
+func hostGroups(ids []comm.Identity, blind bool) [][]int {
+	if blind {
+		g := make([][]int, len(ids))
+		for i := range ids {
+			g[i] = []int{i}
+		}
+		return g
+	}
+	index := map[string]int{}
+	var groups [][]int
+	for i, id := range ids {
+		k, ok := index[id.Host]
+		if !ok || id.Host == "" {
+			k = len(groups)
+			index[id.Host] = k
+			groups = append(groups, nil)
+		}
+		groups[k] = append(groups[k], i)
+	}
+	return groups
+}
+
+// levelsFromTree cuts the tree's latency matrix over the representatives
+// into levels and expands them to every rank, under the socket and host
+// levels that identities give (unless blind).
+func (out *Outcome) levelsFromTree(n int, ids []comm.Identity, hosts [][]int, reps []int, tree live.Result, opt Options) ([]topo.Level, error) {
+	m := cluster.NewMatrix(len(reps))
+	for i := range reps {
+		for j := i + 1; j < len(reps); j++ {
+			m.Set(i, j, tree.Tree.Distance(i, j))
+		}
+	}
+	out.Distance = m
+	var upper []topo.Level
+	if len(reps) > 1 {
+		d, err := cluster.Agglomerative(m, cluster.AverageLinkage)
+		if err != nil {
+			return nil, err
+		}
+		out.Dendrogram = d
+		if out.Cuts, err = cluster.LevelCuts(d, opt.Gap); err != nil {
+			return nil, err
+		}
+		if upper, err = cluster.LevelsFromDendrogram(d, opt.Gap); err != nil {
+			return nil, err
+		}
+	}
+	var levels []topo.Level
+	if !opt.Blind {
+		if l, ok := socketLevel(ids, hosts); ok {
+			levels = append(levels, l)
+		}
+		levels = append(levels, topo.Level{Name: "host", Groups: hosts})
+	}
+	for _, l := range upper {
+		var groups [][]int
+		for _, g := range l.Groups {
+			var ranks []int
+			for _, i := range g {
+				ranks = append(ranks, hosts[i]...)
+			}
+			sort.Ints(ranks)
+			groups = append(groups, ranks)
+		}
+		sort.Slice(groups, func(a, b int) bool { return groups[a][0] < groups[b][0] })
+		levels = append(levels, topo.Level{Name: l.Name, Groups: groups})
+	}
+	return finishLevels(n, levels, m, reps, hosts, opt.Blind), nil
+}
+
+// socketLevel groups the ranks of each host by reported socket, when every
+// rank reported one and some host has two sockets or more.
+func socketLevel(ids []comm.Identity, hosts [][]int) (topo.Level, bool) {
+	var groups [][]int
+	multi := false
+	for _, h := range hosts {
+		bySocket := map[int][]int{}
+		var order []int
+		for _, r := range h {
+			s := ids[r].Socket
+			if s < 0 {
+				return topo.Level{}, false
+			}
+			if _, ok := bySocket[s]; !ok {
+				order = append(order, s)
+			}
+			bySocket[s] = append(bySocket[s], r)
+		}
+		if len(order) > 1 {
+			multi = true
+		}
+		for _, s := range order {
+			groups = append(groups, bySocket[s])
+		}
+	}
+	sort.Slice(groups, func(a, b int) bool { return groups[a][0] < groups[b][0] })
+	return topo.Level{Name: "socket", Groups: groups}, multi
+}
+
+// finishLevels drops repeated and all-singleton levels, names the measured
+// levels, and ends with "all".
+func finishLevels(n int, levels []topo.Level, m *cluster.Matrix, reps []int, hosts [][]int, blind bool) []topo.Level {
+	var out []topo.Level
+	for _, l := range levels {
+		if len(l.Groups) == n {
+			continue // every rank alone says nothing
+		}
+		if len(out) > 0 && samePartition(out[len(out)-1], l) {
+			continue
+		}
+		out = append(out, l)
+	}
+	if len(out) == 0 || len(out[len(out)-1].Groups) != 1 {
+		all := make([]int, n)
+		for i := range all {
+			all[i] = i
+		}
+		out = append(out, topo.Level{Name: "all", Groups: [][]int{all}})
+	}
+	out[len(out)-1].Name = "all"
+	k, site := 0, false
+	for i := range out[:len(out)-1] {
+		if out[i].Name == "socket" || out[i].Name == "host" {
+			continue
+		}
+		k++
+		out[i].Name = nameByLatency(out[i], m, reps, hosts, k, site)
+		site = site || out[i].Name == "site"
+	}
+	return out
+}
+
+// nameByLatency names a measured level after the one-way latency that
+// separates its groups: "site" for the first level whose groups are a
+// millisecond or more apart (wide area), "switch" for the first measured
+// level above hosts below that, and "level-k" for the others.
+func nameByLatency(l topo.Level, m *cluster.Matrix, reps []int, hosts [][]int, k int, siteSeen bool) string {
+	hostOf := map[int]int{}
+	for i, h := range hosts {
+		for _, r := range h {
+			hostOf[r] = i
+		}
+	}
+	groupOf := map[int]int{}
+	for gi, g := range l.Groups {
+		for _, r := range g {
+			groupOf[hostOf[r]] = gi
+		}
+	}
+	between := math.Inf(1)
+	for i := range reps {
+		for j := i + 1; j < len(reps); j++ {
+			if groupOf[i] != groupOf[j] {
+				between = math.Min(between, m.At(i, j))
+			}
+		}
+	}
+	switch {
+	case between >= 1e-3 && !siteSeen:
+		return "site"
+	case between < 1e-3 && k == 1:
+		return "switch"
+	}
+	return "level-" + strconv.Itoa(k)
+}
+
+func samePartition(a, b topo.Level) bool {
+	if len(a.Groups) != len(b.Groups) {
+		return false
+	}
+	for i := range a.Groups {
+		if len(a.Groups[i]) != len(b.Groups[i]) {
+			return false
+		}
+		for j := range a.Groups[i] {
+			if a.Groups[i][j] != b.Groups[i][j] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func indexOf(s []int, v int) int {
+	for i, x := range s {
+		if x == v {
+			return i
+		}
+	}
+	return -1
+}
+
+func topoRanks(ids []comm.Identity, blind bool) []topo.Rank {
+	out := make([]topo.Rank, len(ids))
+	for i, id := range ids {
+		out[i] = topo.Rank{Rank: i}
+		if blind {
+			continue
+		}
+		out[i].Host = id.Host
+		if id.Core >= 0 {
+			c := id.Core
+			out[i].Core = &c
+		}
+		if id.Socket >= 0 {
+			s := id.Socket
+			out[i].Socket = &s
+		}
+	}
+	return out
+}
+
+// rttSection records the inference's measurements in world ranks.
+func rttSection(reps []int, tree live.Result) *probe.RTTSection {
+	sec := &probe.RTTSection{
+		Schedule:   probe.ScheduleSpec{Mode: "rtt-tree", Ranks: reps},
+		PairsTotal: len(tree.Measured),
+		Complete:   true,
+		Runs:       1,
+	}
+	for _, m := range tree.Measured {
+		sec.Pairs = append(sec.Pairs, probe.PairResult[probe.RTTResult]{
+			A: reps[m.A], B: reps[m.B],
+			Result: probe.RTTResult{MinS: m.RTT.Min, MaxS: m.RTT.Max},
+		})
+	}
+	return sec
+}
+
+// worldTree turns the inferred tree over representatives into a tree over
+// all ranks: a representative standing for a host of several ranks becomes
+// a host node with every rank of the host below it (zero-length edges: the
+// inference did not measure inside hosts).
+func worldTree(t *infer.Tree, reps []int, hosts [][]int) *topo.Tree {
+	if t == nil {
+		return nil
+	}
+	tt := t.Topo()
+	for i := range tt.Nodes {
+		if tt.Nodes[i].Rank != nil {
+			r := reps[*tt.Nodes[i].Rank]
+			tt.Nodes[i].Rank = &r
+			tt.Nodes[i].ID = "r" + strconv.Itoa(r)
+		}
+	}
+	for i := range tt.Edges {
+		tt.Edges[i].A = renameRank(tt.Edges[i].A, reps)
+		tt.Edges[i].B = renameRank(tt.Edges[i].B, reps)
+	}
+	for hi, h := range hosts {
+		if len(h) < 2 {
+			continue
+		}
+		hostID := "h" + strconv.Itoa(hi)
+		repID := "r" + strconv.Itoa(h[0])
+		for i := range tt.Nodes {
+			if tt.Nodes[i].ID == repID {
+				tt.Nodes[i] = topo.Node{ID: hostID}
+			}
+		}
+		for i := range tt.Edges {
+			if tt.Edges[i].A == repID {
+				tt.Edges[i].A = hostID
+			}
+			if tt.Edges[i].B == repID {
+				tt.Edges[i].B = hostID
+			}
+		}
+		for _, r := range h {
+			rr := r
+			id := "r" + strconv.Itoa(r)
+			tt.Nodes = append(tt.Nodes, topo.Node{ID: id, Rank: &rr})
+			tt.Edges = append(tt.Edges, topo.Edge{A: id, B: hostID})
+		}
+	}
+	return tt
+}
+
+func renameRank(id string, reps []int) string {
+	if len(id) > 1 && id[0] == 'r' {
+		if k, err := strconv.Atoi(id[1:]); err == nil && k < len(reps) {
+			return "r" + strconv.Itoa(reps[k])
+		}
+	}
+	return id
+}
+
+// plogpSchedule chooses whom PLogP measures: at thorough, every pair
+// (hierarchically along the levels, so independent groups run in
+// parallel); at standard, one pair inside each group of the finest level
+// and one between every two groups (seed 004 Sect. 5.2).
+func plogpSchedule(n int, levels []topo.Level, l Level) probe.ScheduleSpec {
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	if l == Thorough {
+		return probe.ScheduleSpec{Mode: "serial", Ranks: all}
+	}
+	finest := levels[0].Groups
+	return probe.ScheduleSpec{Mode: "representative", Ranks: all, Groups: finest, Parallel: true}
+}
+
+// shareLevels broadcasts rank 0's levels to every rank.
+func shareLevels(ctx context.Context, c comm.Comm, levels []topo.Level) ([]topo.Level, error) {
+	t := &topo.Topology{Version: topo.Version, Size: c.Size(), Levels: levels}
+	b, err := bcastJSON(ctx, c, t)
+	if err != nil {
+		return nil, err
+	}
+	return b.Levels, nil
+}
+
+func bcastJSON(ctx context.Context, c comm.Comm, t *topo.Topology) (*topo.Topology, error) {
+	var b []byte
+	if c.Rank() == 0 {
+		var err error
+		if b, err = json.Marshal(t); err != nil {
+			return nil, err
+		}
+	}
+	b, err := comm.BcastBytes(ctx, c, b)
+	if err != nil {
+		return nil, err
+	}
+	var out topo.Topology
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}

@@ -1,0 +1,68 @@
+package discover
+
+import (
+	"context"
+	"testing"
+
+	"netaware/comm"
+	"netaware/comm/sim"
+	"netaware/metrics"
+	"netaware/platform"
+	"netaware/topo"
+)
+
+func discoverOn(t *testing.T, name string, opt Options) (*Outcome, *platform.Platform, sim.Result) {
+	t.Helper()
+	p, err := platform.Load(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out *Outcome
+	res, err := sim.Run(context.Background(), p, sim.Options{}, func(ctx context.Context, c comm.Comm) error {
+		o, err := Run(ctx, c, opt)
+		if c.Rank() == 0 {
+			out = o
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Topology.Validate(); err != nil {
+		t.Fatalf("topology invalid: %v", err)
+	}
+	return out, p, res
+}
+
+// bestNMI is the best NMI of any found level against the truth level.
+func bestNMI(found []topo.Level, truth topo.Level, n int) float64 {
+	best := 0.0
+	for _, l := range found {
+		if v, err := metrics.NMIGroups(l.Groups, truth.Groups, n); err == nil && v > best {
+			best = v
+		}
+	}
+	return best
+}
+
+func truthLevel(t *testing.T, p *platform.Platform, name string) topo.Level {
+	t.Helper()
+	for _, l := range p.Truth() {
+		if l.Name == name {
+			return topo.Level{Name: l.Name, Groups: l.Groups}
+		}
+	}
+	t.Fatalf("platform %s has no truth level %q", p.Name, name)
+	return topo.Level{}
+}
+
+func TestDiscoverGrid5000FindsFourSites(t *testing.T) {
+	out, p, res := discoverOn(t, "grid5000-4sites", DefaultOptions())
+	for _, l := range out.Topology.Levels {
+		t.Logf("level %s: %d groups", l.Name, len(l.Groups))
+	}
+	t.Logf("virtual %v, pairs %d/%d", res.VirtualTime, out.Topology.Measurements.PairsMeasured, out.Topology.Measurements.PairsTotal)
+	for _, tl := range p.Truth() {
+		t.Logf("truth %s: %d groups", tl.Name, len(tl.Groups))
+	}
+}

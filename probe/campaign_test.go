@@ -1,0 +1,225 @@
+package probe
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"netaware/comm"
+	"netaware/comm/local"
+	"netaware/comm/sim"
+	"netaware/topo"
+)
+
+var errInjected = errors.New("injected interruption")
+
+// runCampaignLocal runs a campaign on n in-process ranks; rank 0 fills ds.
+func runCampaignLocal(t *testing.T, n int, cp *Campaign, ds *Dataset, hooks RunHooks) error {
+	t.Helper()
+	return local.Run(withTimeout(t), n, func(ctx context.Context, c comm.Comm) error {
+		var d *Dataset
+		if c.Rank() == 0 {
+			d = ds
+		}
+		return cp.Run(ctx, c, d, hooks)
+	})
+}
+
+func TestCampaignSerialAndHierarchicalLocal(t *testing.T) {
+	ranks := []int{0, 1, 2, 3, 4, 5}
+	levels := []topo.Level{{Name: "host", Groups: [][]int{{0, 1, 2}, {3, 4, 5}}}}
+	tree, err := TreeFromLevels(levels, ranks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, spec := range []ScheduleSpec{
+		{Mode: "serial", Ranks: ranks},
+		{Mode: "hierarchical", Ranks: ranks, Tree: tree, Join: JoinZip},
+	} {
+		for _, sync := range []Sync{SyncBarrier, SyncToken} {
+			ds := &Dataset{World: World{Kind: "local", Size: 6}}
+			var progress [][2]int
+			cp := &Campaign{Kind: "rtt", Schedule: spec, Sync: sync}
+			err := runCampaignLocal(t, 6, cp, ds, RunHooks{Progress: func(d, n int) { progress = append(progress, [2]int{d, n}) }})
+			if err != nil {
+				t.Fatalf("%s/%s: %v", spec.Mode, sync, err)
+			}
+			if len(ds.RTT.Pairs) != 15 || !ds.RTT.Complete || ds.RTT.PairsTotal != 15 {
+				t.Errorf("%s/%s: %d pairs, complete %v", spec.Mode, sync, len(ds.RTT.Pairs), ds.RTT.Complete)
+			}
+			if len(progress) != 16 || progress[15] != [2]int{15, 15} {
+				t.Errorf("%s/%s: progress %v", spec.Mode, sync, progress)
+			}
+			if len(ds.Ranks) != 6 || len(ds.ClockOverheadS) != 6 {
+				t.Errorf("identities %d, clock overheads %d", len(ds.Ranks), len(ds.ClockOverheadS))
+			}
+			m := ds.RTTMin()
+			for i := range m {
+				for j := range m {
+					if i != j && !(m[i][j] > 0) {
+						t.Errorf("RTT[%d][%d] = %g", i, j, m[i][j])
+					}
+				}
+			}
+		}
+	}
+}
+
+// A campaign interrupted after some pairs resumes from its checkpoint: the
+// finished pairs are kept unchanged and only the others are measured.
+func TestCampaignResumeAfterInterruption(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "dataset.json")
+	ranks := []int{0, 1, 2, 3, 4}
+	cp := &Campaign{Kind: "plogp", Schedule: ScheduleSpec{Mode: "serial", Ranks: ranks},
+		PLogP: PLogPParams{MaxBytes: 64, Reps: 2, SatMax: 40}}
+	ds := &Dataset{World: World{Kind: "local", Size: 5}}
+	seen := 0
+	err := runCampaignLocal(t, 5, cp, ds, RunHooks{Checkpoint: func(d *Dataset, final bool) error {
+		if err := d.Save(path); err != nil {
+			return err
+		}
+		seen++
+		if seen == 4 {
+			return errInjected // the driver dies right after its 4th checkpoint
+		}
+		return nil
+	}})
+	if !errors.Is(err, errInjected) {
+		t.Fatalf("interrupted run: %v", err)
+	}
+	saved, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(saved.PLogP.Pairs) != 4 || saved.PLogP.Complete {
+		t.Fatalf("checkpoint holds %d pairs, complete %v", len(saved.PLogP.Pairs), saved.PLogP.Complete)
+	}
+	before, _ := json.Marshal(saved.PLogP.Pairs)
+	measured := 0
+	cp.Resume = true
+	err = runCampaignLocal(t, 5, cp, saved, RunHooks{
+		Checkpoint: func(d *Dataset, final bool) error { return d.Save(path) },
+		Progress:   func(d, n int) { measured = d },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	final, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(final.PLogP.Pairs) != 10 || !final.PLogP.Complete || final.PLogP.Runs != 2 || measured != 10 {
+		t.Fatalf("resumed: %d pairs, complete %v, runs %d", len(final.PLogP.Pairs), final.PLogP.Complete, final.PLogP.Runs)
+	}
+	after, _ := json.Marshal(final.PLogP.Pairs[:4])
+	if string(before) != string(after) {
+		t.Error("pairs finished before the interruption changed on resume")
+	}
+	// resuming with other parameters is refused
+	cp.PLogP.Reps = 3
+	if err := runCampaignLocal(t, 5, cp, final, RunHooks{}); err == nil {
+		t.Error("resume with other parameters accepted")
+	}
+}
+
+// LGate's parallel schedule gives the same per-pair results as the serial
+// one: on the noise-free simulator, every pair's PLogP RTT(m), o_s, o_r and
+// g(m) agree within 1%, and the parallel campaign takes less virtual time.
+func TestLGateParallelMatchesSerial(t *testing.T) {
+	p := loadTestPlatform(t, "testdata/twonodes.yaml")
+	n := p.NumRanks()
+	ranks := make([]int, n)
+	for i := range ranks {
+		ranks[i] = i
+	}
+	var levels []topo.Level
+	for _, l := range p.Truth() {
+		levels = append(levels, topo.Level{Name: l.Name, Groups: l.Groups})
+	}
+	tree, err := TreeFromLevels(levels, ranks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	params := PLogPParams{MaxBytes: 1 << 17, Reps: 2, MaxExtra: -1, MidpointEps: 1, SatMax: 40}
+	run := func(spec ScheduleSpec) (*Dataset, float64) {
+		ds := &Dataset{World: World{Kind: "sim", Size: n}}
+		cp := &Campaign{Kind: "plogp", Schedule: spec, PLogP: params}
+		res, err := sim.Run(context.Background(), p, sim.Options{NoNoise: true}, func(ctx context.Context, c comm.Comm) error {
+			var d *Dataset
+			if c.Rank() == 0 {
+				d = ds
+			}
+			return cp.Run(ctx, c, d, RunHooks{})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ds, res.VirtualTime.Seconds()
+	}
+	serial, ts := run(ScheduleSpec{Mode: "serial", Ranks: ranks})
+	par, tp := run(ScheduleSpec{Mode: "hierarchical", Ranks: ranks, Tree: tree, Join: JoinOne})
+	t.Logf("virtual time: serial %.4gs, hierarchical %.4gs (%.2fx)", ts, tp, ts/tp)
+	if !(tp < ts) {
+		t.Errorf("parallel campaign %gs not faster than serial %gs", tp, ts)
+	}
+	if len(par.PLogP.Pairs) != n*(n-1)/2 {
+		t.Fatalf("%d pairs", len(par.PLogP.Pairs))
+	}
+	for _, pr := range par.PLogP.Pairs {
+		s, ok := serial.PLogP.Lookup(pr.A, pr.B)
+		if !ok {
+			t.Fatalf("pair %d-%d missing from the serial run", pr.A, pr.B)
+		}
+		for i, a := range pr.Result.Sizes {
+			b := s.Sizes[i]
+			if !within(a.RTT.Mean, b.RTT.Mean, 0.01) || !within(a.Os.Mean, b.Os.Mean, 0.01) ||
+				!within(a.Or.Mean, b.Or.Mean, 0.01) || !within(a.GS, b.GS, 0.01) {
+				t.Errorf("pair %d-%d, %d bytes: parallel %+v, serial %+v", pr.A, pr.B, a.Bytes, a, b)
+			}
+		}
+	}
+}
+
+func TestDatasetSaveLoadRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "d.json")
+	ds := &Dataset{World: World{Kind: "sim", Platform: "x", Size: 3},
+		RTT: &RTTSection{Params: RTTParams{}.WithDefaults(), Pairs: []PairResult[RTTResult]{{A: 0, B: 2, Result: RTTResult{MinS: 1e-6, MaxS: 2e-6}}}}}
+	if err := ds.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Version != 1 || got.RTTMin()[2][0] != 1e-6 {
+		t.Errorf("round trip: %+v", got)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	if len(entries) != 1 {
+		t.Errorf("temporary files left: %v", entries)
+	}
+	for _, bad := range []string{`{"version":2}`, `{"version":1,"world":{"size":2},"rtt":{"pairs":[{"a":0,"b":5}]}}`, `[`} {
+		if _, err := Parse([]byte(bad)); err == nil {
+			t.Errorf("accepted %s", bad)
+		}
+	}
+}
+
+func FuzzParseDataset(f *testing.F) {
+	f.Add([]byte(`{"version":1,"world":{"kind":"sim","size":2},"rtt":{"pairs":[{"a":0,"b":1,"result":{"min_s":1e-6}}]}}`))
+	f.Add([]byte(`{"version":1,"world":{"size":3},"patterns":{"patterns":[{"links":[{"src":0,"dst":2}]}]}}`))
+	f.Add([]byte(`{"version":1,"plogp":{"pairs":[{"a":0,"b":1,"result":{"sizes":[{"bytes":0}]}}]}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d, err := Parse(b)
+		if err != nil {
+			return
+		}
+		_ = d.RTTMin()
+		_ = d.BandwidthMatrix()
+		_ = d.PLogPMatrix(0, func(s PLogPSize) float64 { return s.GS })
+	})
+}

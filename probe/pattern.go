@@ -1,0 +1,303 @@
+package probe
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+
+	"netaware/comm"
+)
+
+// Link is one directed sender -> receiver communication of a pattern.
+type Link struct {
+	Src int `json:"src"`
+	Dst int `json:"dst"`
+}
+
+// PatternParams configure the concurrent-communication micro-benchmark of
+// seed 001 Sect. 3.1 (Fig. 2).
+type PatternParams struct {
+	// Bytes per message (seed 001 used >= 10 MB; default 4 MiB).
+	Bytes int `json:"bytes"`
+	// MaxIter bounds the repetitions (seed: 2000).
+	MaxIter int `json:"max_iter"`
+	// CIWidth: stop when, for every link, the width of the 95% confidence
+	// interval of the mean time is at most CIWidth times the mean (seed:
+	// 0.02).
+	CIWidth float64 `json:"ci_width"`
+	// MinIter is the least number of repetitions before the interval is
+	// trusted (default 5).
+	MinIter int `json:"min_iter"`
+}
+
+// WithDefaults fills zero fields.
+func (p PatternParams) WithDefaults() PatternParams {
+	if p.Bytes <= 0 {
+		p.Bytes = 4 << 20
+	}
+	if p.MaxIter <= 0 {
+		p.MaxIter = 2000
+	}
+	if p.CIWidth <= 0 {
+		p.CIWidth = 0.02
+	}
+	if p.MinIter <= 1 {
+		p.MinIter = 5
+	}
+	return p
+}
+
+// PatternGenerator records how a random pattern was made (seed 001 Sect.
+// 7.1): for each of the Nodes in turn, D times, a different node is drawn
+// uniformly and the link node -> drawn is included with probability P.
+type PatternGenerator struct {
+	Nodes []int   `json:"nodes"`
+	D     int     `json:"d"`
+	P     float64 `json:"p"`
+	Seed  uint64  `json:"seed"`
+}
+
+// RandomPattern draws a pattern as seed 001 Sect. 7.1 does (|N| = the
+// number of nodes, d draws per node, inclusion probability p, 0.5 in the
+// seed), with a PCG generator seeded with seed. The same link may be drawn
+// twice; it is then two concurrent messages between the same ranks.
+func RandomPattern(g PatternGenerator) ([]Link, error) {
+	if len(g.Nodes) < 2 {
+		return nil, fmt.Errorf("random pattern: need at least two nodes, have %d", len(g.Nodes))
+	}
+	if g.D < 1 || !(g.P >= 0 && g.P <= 1) {
+		return nil, fmt.Errorf("random pattern: d = %d, p = %g: want d >= 1, 0 <= p <= 1", g.D, g.P)
+	}
+	rng := rand.New(rand.NewPCG(g.Seed, g.Seed^0x5851f42d4c957f2d))
+	var links []Link
+	for i, src := range g.Nodes {
+		for k := 0; k < g.D; k++ {
+			j := rng.IntN(len(g.Nodes) - 1)
+			if j >= i {
+				j++
+			}
+			if rng.Float64() < g.P {
+				links = append(links, Link{Src: src, Dst: g.Nodes[j]})
+			}
+		}
+	}
+	return links, nil
+}
+
+// PatternResult is one pattern's measurement: per link (same order as
+// Links) the summary of its message times and the 95% CI half width.
+type PatternResult struct {
+	Links      []Link            `json:"links"`
+	Generator  *PatternGenerator `json:"generator,omitempty"`
+	Times      []Summary         `json:"times_s"`
+	CI95HalfS  []float64         `json:"ci95_half_s"`
+	Iterations int               `json:"iterations"`
+	Converged  bool              `json:"converged"`
+}
+
+// PatternSection is the dataset's pattern measurements.
+type PatternSection struct {
+	Params   PatternParams   `json:"params"`
+	Patterns []PatternResult `json:"patterns"`
+}
+
+// RunPattern measures a concurrent pattern; every rank of c calls it with
+// the same links. In each iteration every receiver pre-posts its receives,
+// the participants synchronize (subset barrier), every sender starts all its
+// sends at once, and each receiver records, per incoming link, the time from
+// the barrier to the completion of that receive (seed 001 Fig. 2). It stops
+// when every link's 95% CI is narrow enough or after MaxIter iterations.
+// Rank 0 returns the result; other ranks return nil.
+func RunPattern(ctx context.Context, c comm.Comm, links []Link, p PatternParams) (*PatternResult, error) {
+	p = p.WithDefaults()
+	if p.Bytes > 1<<30 {
+		return nil, fmt.Errorf("pattern: %d bytes is above 1 GiB", p.Bytes)
+	}
+	memberSet := map[int]bool{}
+	for i, l := range links {
+		if l.Src < 0 || l.Dst < 0 || l.Src >= c.Size() || l.Dst >= c.Size() || l.Src == l.Dst {
+			return nil, fmt.Errorf("pattern link %d: %d->%d invalid on %d ranks", i, l.Src, l.Dst, c.Size())
+		}
+		memberSet[l.Src], memberSet[l.Dst] = true, true
+	}
+	var members []int
+	for r := range memberSet {
+		members = append(members, r)
+	}
+	sort.Ints(members)
+	me := c.Rank()
+	var in, out []int // link indices
+	for i, l := range links {
+		if l.Dst == me {
+			in = append(in, i)
+		}
+		if l.Src == me {
+			out = append(out, i)
+		}
+	}
+	times := map[int][]float64{}
+	iters := 0
+	converged := false
+	if memberSet[me] {
+		leader := members[0]
+		sbuf := make([]byte, p.Bytes)
+		rbufs := make([][]byte, len(in))
+		for k := range rbufs {
+			rbufs[k] = make([]byte, p.Bytes)
+		}
+		for it := 0; it < p.MaxIter; it++ {
+			sbuf[0] = byte(it) // a fresh message each iteration, as the seed does
+			recvs := make([]comm.Request, len(in))
+			for k, li := range in {
+				recvs[k] = c.Irecv(links[li].Src, tagPatData, rbufs[k])
+			}
+			if err := comm.SubsetBarrier(ctx, c, members); err != nil {
+				return nil, fmt.Errorf("pattern iteration %d: %w", it, err)
+			}
+			t0 := c.Now()
+			sends := make([]comm.Request, len(out))
+			for k, li := range out {
+				sends[k] = c.Isend(links[li].Dst, tagPatData, sbuf)
+			}
+			for k, li := range in {
+				if _, err := recvs[k].Wait(ctx); err != nil {
+					return nil, fmt.Errorf("pattern link %d->%d: %w", links[li].Src, me, err)
+				}
+				times[li] = append(times[li], (c.Now() - t0).Seconds())
+			}
+			if err := comm.Wait(ctx, sends...); err != nil {
+				return nil, fmt.Errorf("pattern: sending from %d: %w", me, err)
+			}
+			iters = it + 1
+			mine := iters >= p.MinIter
+			for _, li := range in {
+				s := Summarize(times[li])
+				if CI95HalfWidth(times[li])*2 > p.CIWidth*s.Mean {
+					mine = false
+				}
+			}
+			stop, err := voteAll(ctx, c, members, leader, mine)
+			if err != nil {
+				return nil, fmt.Errorf("pattern iteration %d: %w", it, err)
+			}
+			if stop {
+				converged = true
+				break
+			}
+		}
+	}
+	return gatherPattern(ctx, c, links, in, times, iters, converged)
+}
+
+// voteAll returns true on every member when every member voted true.
+func voteAll(ctx context.Context, c comm.Comm, members []int, leader int, mine bool) (bool, error) {
+	b := []byte{0}
+	if mine {
+		b[0] = 1
+	}
+	if c.Rank() != leader {
+		if err := c.Send(ctx, leader, tagPatVote, b); err != nil {
+			return false, err
+		}
+		if _, err := c.Recv(ctx, leader, tagPatGo, b); err != nil {
+			return false, err
+		}
+		return b[0] == 1, nil
+	}
+	all := mine
+	v := []byte{0}
+	for _, r := range members {
+		if r == leader {
+			continue
+		}
+		if _, err := c.Recv(ctx, r, tagPatVote, v); err != nil {
+			return false, err
+		}
+		all = all && v[0] == 1
+	}
+	if all {
+		b[0] = 1
+	} else {
+		b[0] = 0
+	}
+	for _, r := range members {
+		if r != leader {
+			if err := c.Send(ctx, r, tagPatGo, b); err != nil {
+				return false, err
+			}
+		}
+	}
+	return all, nil
+}
+
+type linkStats struct {
+	Link  int     `json:"link"`
+	Times Summary `json:"times"`
+	Half  float64 `json:"half"`
+	Iters int     `json:"iters"`
+	Conv  bool    `json:"conv"`
+}
+
+// gatherPattern brings every receiver's link statistics to rank 0.
+func gatherPattern(ctx context.Context, c comm.Comm, links []Link, in []int, times map[int][]float64, iters int, conv bool) (*PatternResult, error) {
+	var mine []linkStats
+	for _, li := range in {
+		mine = append(mine, linkStats{Link: li, Times: Summarize(times[li]), Half: CI95HalfWidth(times[li]), Iters: iters, Conv: conv})
+	}
+	receivers := map[int]bool{}
+	for _, l := range links {
+		receivers[l.Dst] = true
+	}
+	if c.Rank() != 0 {
+		if receivers[c.Rank()] {
+			b, err := json.Marshal(mine)
+			if err != nil {
+				return nil, err
+			}
+			if err := c.Send(ctx, 0, tagPatRes, b); err != nil {
+				return nil, fmt.Errorf("pattern: results to rank 0: %w", err)
+			}
+		}
+		return nil, nil
+	}
+	res := &PatternResult{Links: links, Times: make([]Summary, len(links)), CI95HalfS: make([]float64, len(links))}
+	collect := func(ls []linkStats) error {
+		for _, s := range ls {
+			if s.Link < 0 || s.Link >= len(links) {
+				return fmt.Errorf("pattern: bad link index %d", s.Link)
+			}
+			res.Times[s.Link] = s.Times
+			res.CI95HalfS[s.Link] = s.Half
+			res.Iterations, res.Converged = s.Iters, s.Conv
+		}
+		return nil
+	}
+	if err := collect(mine); err != nil {
+		return nil, err
+	}
+	ranks := make([]int, 0, len(receivers))
+	for r := range receivers {
+		ranks = append(ranks, r)
+	}
+	sort.Ints(ranks)
+	buf := make([]byte, 1<<20)
+	for _, r := range ranks {
+		if r == 0 {
+			continue
+		}
+		st, err := c.Recv(ctx, r, tagPatRes, buf)
+		if err != nil {
+			return nil, fmt.Errorf("pattern: results from rank %d: %w", r, err)
+		}
+		var ls []linkStats
+		if err := json.Unmarshal(buf[:st.Count], &ls); err != nil {
+			return nil, fmt.Errorf("pattern: results from rank %d: %w", r, err)
+		}
+		if err := collect(ls); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}

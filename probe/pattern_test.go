@@ -1,0 +1,118 @@
+package probe
+
+import (
+	"context"
+	"testing"
+
+	"netaware/comm"
+	"netaware/comm/sim"
+	"netaware/platform"
+)
+
+func runPatternSim(t *testing.T, p *platform.Platform, opts sim.Options, links []Link, params PatternParams) *PatternResult {
+	t.Helper()
+	var res *PatternResult
+	_, err := sim.Run(context.Background(), p, opts, func(ctx context.Context, c comm.Comm) error {
+		r, err := RunPattern(ctx, c, links, params)
+		if c.Rank() == 0 {
+			res = r
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// Seed 001 Sect. 7.1: for every node, d draws of another node, each link
+// kept with probability p; seeded, so the same seed gives the same pattern.
+func TestZhuRandomPatternGenerator(t *testing.T) {
+	nodes := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}
+	all, err := RandomPattern(PatternGenerator{Nodes: nodes, D: 3, P: 1, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 30 {
+		t.Errorf("p=1: %d links, want |N|*d = 30", len(all))
+	}
+	out := map[int]int{}
+	for _, l := range all {
+		if l.Src == l.Dst {
+			t.Errorf("self link %v", l)
+		}
+		out[l.Src]++
+	}
+	for _, n := range nodes {
+		if out[n] != 3 {
+			t.Errorf("node %d sends %d links, want d = 3", n, out[n])
+		}
+	}
+	none, _ := RandomPattern(PatternGenerator{Nodes: nodes, D: 3, P: 0, Seed: 5})
+	if len(none) != 0 {
+		t.Errorf("p=0: %d links", len(none))
+	}
+	a, _ := RandomPattern(PatternGenerator{Nodes: nodes, D: 3, P: 0.5, Seed: 9})
+	b, _ := RandomPattern(PatternGenerator{Nodes: nodes, D: 3, P: 0.5, Seed: 9})
+	if len(a) != len(b) {
+		t.Fatal("same seed, different patterns")
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatal("same seed, different patterns")
+		}
+	}
+	// p = 0.5 keeps about half of the draws over many seeds
+	kept := 0
+	for s := uint64(0); s < 100; s++ {
+		l, _ := RandomPattern(PatternGenerator{Nodes: nodes, D: 3, P: 0.5, Seed: s})
+		kept += len(l)
+	}
+	if kept < 1350 || kept > 1650 {
+		t.Errorf("p=0.5 kept %d of 3000 draws", kept)
+	}
+	if _, err := RandomPattern(PatternGenerator{Nodes: []int{1}, D: 1, P: 0.5}); err == nil {
+		t.Error("one node accepted")
+	}
+}
+
+// Seed 001 Sect. 3.1: repeat until the 95% CI is within 2% of the mean.
+// Without noise every iteration takes the same time, so the interval
+// collapses and the benchmark stops after its minimum of iterations; with
+// noise it runs longer and stops with the interval narrow enough.
+func TestZhuPatternStopsAtNarrowCI(t *testing.T) {
+	p, err := platform.Load("zhu-2racks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := []Link{{0, 1}, {2, 1}, {3, 20}}
+	params := PatternParams{Bytes: 1 << 20, MinIter: 5}
+	quiet := runPatternSim(t, p, sim.Options{NoNoise: true}, links, params)
+	if quiet.Iterations != 5 || !quiet.Converged {
+		t.Errorf("noise-free: %d iterations, converged %v; want 5, true", quiet.Iterations, quiet.Converged)
+	}
+	noisy := runPatternSim(t, p, sim.Options{}, links, params)
+	if noisy.Iterations <= 5 || noisy.Iterations > 2000 {
+		t.Errorf("noisy: %d iterations", noisy.Iterations)
+	}
+	if noisy.Converged {
+		for i, s := range noisy.Times {
+			if 2*noisy.CI95HalfS[i] > 0.02*s.Mean {
+				t.Errorf("link %v: CI width %g > 2%% of mean %g", links[i], 2*noisy.CI95HalfS[i], s.Mean)
+			}
+		}
+	} else if noisy.Iterations != 2000 {
+		t.Errorf("stopped after %d iterations without converging", noisy.Iterations)
+	}
+	// fairness (seed 001 Sect. 5): two flows into one 1 Gbps NIC take about
+	// twice as long as the flow alone
+	alone := runPatternSim(t, p, sim.Options{NoNoise: true}, []Link{{3, 20}}, params)
+	for i := 0; i < 2; i++ {
+		if r := quiet.Times[i].Mean / alone.Times[0].Mean; r < 1.8 || r > 2.2 {
+			t.Errorf("link %v: %.3gx the time of a lone flow, want about 2", links[i], r)
+		}
+	}
+	if r := quiet.Times[2].Mean / alone.Times[0].Mean; r < 0.95 || r > 1.1 {
+		t.Errorf("independent link: %.3gx the lone time", r)
+	}
+}

@@ -1,0 +1,483 @@
+package probe
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+
+	"netaware/topo"
+)
+
+// Pair is an ordered pair of ranks: A initiates the test (PLogP's sender),
+// B responds (the receiver). Plans built here always have A < B: like seed
+// 003, measurements are taken one way and symmetry is assumed.
+type Pair struct {
+	A int `json:"a"`
+	B int `json:"b"`
+}
+
+// Lane is a sequence of steps run by a set of ranks that synchronize only
+// among themselves (seed 003 Fig. 3.1's subset barrier): a barrier, then for
+// each step its pairs at the same time followed by a barrier. Lanes of one
+// phase are disjoint, so they run in parallel without waiting for each
+// other.
+type Lane struct {
+	Members []int    `json:"members"`
+	Steps   [][]Pair `json:"steps"`
+}
+
+// Phase is a set of disjoint lanes.
+type Phase struct {
+	Lanes []Lane `json:"lanes"`
+}
+
+// Plan is a deterministic schedule of pair tests: every rank derives the
+// same Plan from the same inputs and walks it in order, running the lanes it
+// belongs to.
+type Plan struct {
+	Phases []Phase `json:"phases"`
+}
+
+// Pairs lists the plan's pairs in execution order (phase, lane, step); the
+// index of a pair in this list identifies it in a campaign.
+func (p *Plan) Pairs() []Pair {
+	var out []Pair
+	for _, ph := range p.Phases {
+		for _, l := range ph.Lanes {
+			for _, st := range l.Steps {
+				out = append(out, st...)
+			}
+		}
+	}
+	return out
+}
+
+// Validate checks that the plan can run on a communicator of size ranks:
+// ranks in range, each rank in at most one lane per phase, every pair inside
+// its lane and the pairs of a step disjoint.
+func (p *Plan) Validate(size int) error {
+	for pi, ph := range p.Phases {
+		inLane := map[int]int{}
+		for li, l := range ph.Lanes {
+			mem := map[int]bool{}
+			for _, r := range l.Members {
+				if r < 0 || r >= size {
+					return fmt.Errorf("plan phase %d lane %d: rank %d out of range [0,%d)", pi, li, r, size)
+				}
+				if prev, ok := inLane[r]; ok {
+					return fmt.Errorf("plan phase %d: rank %d in lanes %d and %d", pi, r, prev, li)
+				}
+				inLane[r] = li
+				mem[r] = true
+			}
+			for si, st := range l.Steps {
+				busy := map[int]bool{}
+				for _, pr := range st {
+					if pr.A == pr.B || !mem[pr.A] || !mem[pr.B] {
+						return fmt.Errorf("plan phase %d lane %d step %d: pair %d-%d not two members", pi, li, si, pr.A, pr.B)
+					}
+					if busy[pr.A] || busy[pr.B] {
+						return fmt.Errorf("plan phase %d lane %d step %d: rank in two pairs", pi, li, si)
+					}
+					busy[pr.A], busy[pr.B] = true, true
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// Steps is the number of steps of the longest chain of lanes, a rough cost
+// measure: serial plans have one step per pair.
+func (p *Plan) Steps() int {
+	n := 0
+	for _, ph := range p.Phases {
+		m := 0
+		for _, l := range ph.Lanes {
+			m = max(m, len(l.Steps))
+		}
+		n += m
+	}
+	return n
+}
+
+func orient(a, b int) Pair {
+	if a > b {
+		a, b = b, a
+	}
+	return Pair{a, b}
+}
+
+func sortedCopy(r []int) []int {
+	c := slices.Clone(r)
+	sort.Ints(c)
+	return c
+}
+
+// allPairsSteps is test_subset of seed 003 Fig. 3.2: one pair at a time,
+// every pair of ranks (i < j, by position in ranks).
+func allPairsSteps(ranks []int) [][]Pair {
+	var steps [][]Pair
+	for i := range ranks {
+		for j := i + 1; j < len(ranks); j++ {
+			steps = append(steps, []Pair{orient(ranks[i], ranks[j])})
+		}
+	}
+	return steps
+}
+
+// SerialPlan tests every pair of ranks one at a time (LGate's default, seed
+// 003 Sect. 3.1.1).
+func SerialPlan(ranks []int) Plan {
+	r := sortedCopy(ranks)
+	return Plan{Phases: []Phase{{Lanes: []Lane{{Members: r, Steps: allPairsSteps(r)}}}}}
+}
+
+// Group is a node of an LGate group tree (seed 003 Fig. 3.4): a leaf lists
+// ranks whose pairs are tested one at a time; an inner node's children are
+// independent groups, tested in parallel and then joined. LGate used binary
+// trees; like the seed's extension, any number of children is allowed.
+type Group struct {
+	Ranks    []int    `json:"ranks,omitempty"`
+	Children []*Group `json:"children,omitempty"`
+}
+
+// AllRanks returns the ranks below g, ascending.
+func (g *Group) AllRanks() []int {
+	if len(g.Children) == 0 {
+		return sortedCopy(g.Ranks)
+	}
+	var out []int
+	for _, c := range g.Children {
+		out = append(out, c.AllRanks()...)
+	}
+	sort.Ints(out)
+	return out
+}
+
+// Leaves returns the leaf groups, left to right.
+func (g *Group) Leaves() []*Group {
+	if len(g.Children) == 0 {
+		return []*Group{g}
+	}
+	var out []*Group
+	for _, c := range g.Children {
+		out = append(out, c.Leaves()...)
+	}
+	return out
+}
+
+// TreeFromLevels turns a topology's levels (finest first, each a coarsening
+// of the one before; topo.Level) into a group tree restricted to ranks: the
+// leaves are the finest level's groups, each coarser group's children are
+// the finer groups it contains, and a root joins the coarsest groups when
+// there is more than one. Ranks missing from the levels form singleton
+// leaves under the root.
+func TreeFromLevels(levels []topo.Level, ranks []int) (*Group, error) {
+	want := map[int]bool{}
+	for _, r := range ranks {
+		want[r] = true
+	}
+	if len(levels) == 0 {
+		return &Group{Ranks: sortedCopy(ranks)}, nil
+	}
+	// groups of the current level as trees, keyed by a representative rank
+	type node struct {
+		g     *Group
+		ranks []int
+	}
+	var cur []node
+	seen := map[int]bool{}
+	for gi, grp := range levels[0].Groups {
+		var rs []int
+		for _, r := range grp {
+			if want[r] {
+				if seen[r] {
+					return nil, fmt.Errorf("level %q group %d: rank %d appears twice", levels[0].Name, gi, r)
+				}
+				seen[r] = true
+				rs = append(rs, r)
+			}
+		}
+		if len(rs) > 0 {
+			sort.Ints(rs)
+			cur = append(cur, node{&Group{Ranks: rs}, rs})
+		}
+	}
+	for _, r := range sortedCopy(ranks) {
+		if !seen[r] {
+			cur = append(cur, node{&Group{Ranks: []int{r}}, []int{r}})
+		}
+	}
+	for _, lv := range levels[1:] {
+		owner := map[int]int{}
+		for gi, grp := range lv.Groups {
+			for _, r := range grp {
+				owner[r] = gi
+			}
+		}
+		byGroup := map[int][]node{}
+		var order []int
+		var loose []node
+		for _, n := range cur {
+			gi, ok := owner[n.ranks[0]]
+			if !ok {
+				loose = append(loose, n)
+				continue
+			}
+			for _, r := range n.ranks {
+				if o, ok := owner[r]; !ok || o != gi {
+					return nil, fmt.Errorf("level %q does not coarsen the level below: rank %d", lv.Name, r)
+				}
+			}
+			if _, ok := byGroup[gi]; !ok {
+				order = append(order, gi)
+			}
+			byGroup[gi] = append(byGroup[gi], n)
+		}
+		var next []node
+		for _, gi := range order {
+			ch := byGroup[gi]
+			if len(ch) == 1 {
+				next = append(next, ch[0])
+				continue
+			}
+			g := &Group{}
+			var rs []int
+			for _, n := range ch {
+				g.Children = append(g.Children, n.g)
+				rs = append(rs, n.ranks...)
+			}
+			sort.Ints(rs)
+			next = append(next, node{g, rs})
+		}
+		cur = append(next, loose...)
+	}
+	if len(cur) == 1 {
+		return cur[0].g, nil
+	}
+	root := &Group{}
+	for _, n := range cur {
+		root.Children = append(root.Children, n.g)
+	}
+	return root, nil
+}
+
+// JoinMode says how the cross pairs of two joined groups are scheduled.
+type JoinMode string
+
+const (
+	// JoinOne tests the cross pairs of two groups one at a time: joins of
+	// disjoint group pairs still run in parallel, but no two tests of one
+	// join share a host link, so results equal serial ones.
+	JoinOne JoinMode = "one"
+	// JoinZip is LGate's join_leaves (seed 003 Fig. 3.3): the ranks of the
+	// two groups are zipped and the zipped pairs run at the same time; we
+	// rotate the zip so every cross pair is tested once. Faster, but tests
+	// of one step share the groups' links.
+	JoinZip JoinMode = "zip"
+)
+
+// ParseJoinMode accepts "one" or "zip".
+func ParseJoinMode(s string) (JoinMode, error) {
+	switch JoinMode(s) {
+	case JoinOne, JoinZip:
+		return JoinMode(s), nil
+	}
+	return "", fmt.Errorf("join mode %q: want one or zip", s)
+}
+
+// crossSteps schedules every pair (x, y), x in X, y in Y.
+func crossSteps(x, y []int, mode JoinMode) [][]Pair {
+	var steps [][]Pair
+	if mode == JoinZip {
+		if len(x) > len(y) {
+			x, y = y, x
+		}
+		for s := 0; s < len(y); s++ {
+			var st []Pair
+			for i := range x {
+				st = append(st, orient(x[i], y[(i+s)%len(y)]))
+			}
+			steps = append(steps, st)
+		}
+		return steps
+	}
+	for _, a := range x {
+		for _, b := range y {
+			steps = append(steps, []Pair{orient(a, b)})
+		}
+	}
+	return steps
+}
+
+// roundRobin pairs n items in rounds so that each round's pairs are
+// disjoint and every pair occurs once (the circle method).
+func roundRobin(n int) [][][2]int {
+	if n < 2 {
+		return nil
+	}
+	m := n
+	if m%2 == 1 {
+		m++ // a bye
+	}
+	idx := make([]int, m)
+	for i := range idx {
+		idx[i] = i
+	}
+	var rounds [][][2]int
+	for r := 0; r < m-1; r++ {
+		var round [][2]int
+		for i := 0; i < m/2; i++ {
+			a, b := idx[i], idx[m-1-i]
+			if a < n && b < n {
+				round = append(round, [2]int{min(a, b), max(a, b)})
+			}
+		}
+		rounds = append(rounds, round)
+		// rotate all but the first
+		last := idx[m-1]
+		copy(idx[2:], idx[1:m-1])
+		idx[1] = last
+	}
+	return rounds
+}
+
+// HierarchicalPlan is LGate's run_tests (seed 003 Fig. 3.2-3.3) on a group
+// tree: every leaf tests its own pairs one at a time, all leaves in
+// parallel; then, bottom-up, the children of each inner node are joined
+// pairwise in round-robin rounds (disjoint joins in parallel, joins of
+// different subtrees in parallel), until the root's children are joined.
+func HierarchicalPlan(root *Group, mode JoinMode) Plan {
+	return Plan{Phases: buildPhases(root, mode)}
+}
+
+func buildPhases(g *Group, mode JoinMode) []Phase {
+	if len(g.Children) == 0 {
+		r := sortedCopy(g.Ranks)
+		if len(r) < 2 {
+			return nil
+		}
+		return []Phase{{Lanes: []Lane{{Members: r, Steps: allPairsSteps(r)}}}}
+	}
+	var phases []Phase
+	ranks := make([][]int, len(g.Children))
+	for i, c := range g.Children {
+		ranks[i] = c.AllRanks()
+		for k, ph := range buildPhases(c, mode) {
+			if k == len(phases) {
+				phases = append(phases, Phase{})
+			}
+			phases[k].Lanes = append(phases[k].Lanes, ph.Lanes...)
+		}
+	}
+	for _, round := range roundRobin(len(g.Children)) {
+		var ph Phase
+		for _, pr := range round {
+			x, y := ranks[pr[0]], ranks[pr[1]]
+			if len(x) == 0 || len(y) == 0 {
+				continue
+			}
+			mem := sortedCopy(append(slices.Clone(x), y...))
+			ph.Lanes = append(ph.Lanes, Lane{Members: mem, Steps: crossSteps(x, y, mode)})
+		}
+		if len(ph.Lanes) > 0 {
+			phases = append(phases, ph)
+		}
+	}
+	return phases
+}
+
+// FastTree is the "fast" mode: from every leaf group it keeps a random
+// fraction of the ranks (at least two, or all when fewer), chosen with a
+// PCG generator seeded with seed, so every rank derives the same subset.
+func FastTree(root *Group, fraction float64, seed uint64) (*Group, error) {
+	if !(fraction > 0 && fraction <= 1) {
+		return nil, fmt.Errorf("fast fraction %g: want 0 < f <= 1", fraction)
+	}
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	var walk func(g *Group) *Group
+	walk = func(g *Group) *Group {
+		if len(g.Children) == 0 {
+			r := sortedCopy(g.Ranks)
+			k := max(min(2, len(r)), int(math.Ceil(fraction*float64(len(r)))))
+			rng.Shuffle(len(r), func(i, j int) { r[i], r[j] = r[j], r[i] })
+			keep := sortedCopy(r[:k])
+			return &Group{Ranks: keep}
+		}
+		n := &Group{}
+		for _, c := range g.Children {
+			n.Children = append(n.Children, walk(c))
+		}
+		return n
+	}
+	return walk(root), nil
+}
+
+// RepresentativePlan is seed 004 Sect. 5.2's efficient acquisition: one
+// measurement inside each group (its first two ranks) and one between every
+// two groups (their first ranks), assuming symmetric links: C(C+1)/2
+// measurements for C groups of at least two ranks. With parallel, the
+// intra-group pairs run at the same time and the inter-group pairs in
+// round-robin rounds of disjoint group pairs; otherwise one at a time.
+func RepresentativePlan(groups [][]int, parallel bool) (Plan, error) {
+	var gs [][]int
+	for i, g := range groups {
+		if len(g) == 0 {
+			return Plan{}, fmt.Errorf("representative plan: group %d is empty", i)
+		}
+		gs = append(gs, sortedCopy(g))
+	}
+	var intra []Pair
+	for _, g := range gs {
+		if len(g) >= 2 {
+			intra = append(intra, orient(g[0], g[1]))
+		}
+	}
+	var inter [][]Pair // rounds
+	for _, round := range roundRobin(len(gs)) {
+		var st []Pair
+		for _, pr := range round {
+			st = append(st, orient(gs[pr[0]][0], gs[pr[1]][0]))
+		}
+		inter = append(inter, st)
+	}
+	if !parallel {
+		var steps [][]Pair
+		mem := map[int]bool{}
+		for _, p := range intra {
+			steps = append(steps, []Pair{p})
+			mem[p.A], mem[p.B] = true, true
+		}
+		for _, r := range inter {
+			for _, p := range r {
+				steps = append(steps, []Pair{p})
+				mem[p.A], mem[p.B] = true, true
+			}
+		}
+		var members []int
+		for r := range mem {
+			members = append(members, r)
+		}
+		sort.Ints(members)
+		return Plan{Phases: []Phase{{Lanes: []Lane{{Members: members, Steps: steps}}}}}, nil
+	}
+	var phases []Phase
+	var first Phase
+	for _, p := range intra {
+		first.Lanes = append(first.Lanes, Lane{Members: []int{p.A, p.B}, Steps: [][]Pair{{p}}})
+	}
+	if len(first.Lanes) > 0 {
+		phases = append(phases, first)
+	}
+	for _, r := range inter {
+		var ph Phase
+		for _, p := range r {
+			ph.Lanes = append(ph.Lanes, Lane{Members: []int{p.A, p.B}, Steps: [][]Pair{{p}}})
+		}
+		phases = append(phases, ph)
+	}
+	return Plan{Phases: phases}, nil
+}

@@ -1,0 +1,236 @@
+package probe
+
+import (
+	"testing"
+
+	"netaware/topo"
+)
+
+func pairSet(t *testing.T, p Plan, size int) map[Pair]int {
+	t.Helper()
+	if err := p.Validate(size); err != nil {
+		t.Fatal(err)
+	}
+	m := map[Pair]int{}
+	for _, pr := range p.Pairs() {
+		m[pr]++
+	}
+	return m
+}
+
+func checkAllPairsOnce(t *testing.T, p Plan, ranks []int, size int) {
+	t.Helper()
+	m := pairSet(t, p, size)
+	want := len(ranks) * (len(ranks) - 1) / 2
+	if len(m) != want {
+		t.Errorf("%d distinct pairs, want %d", len(m), want)
+	}
+	for pr, n := range m {
+		if n != 1 || pr.A >= pr.B {
+			t.Errorf("pair %v scheduled %d times", pr, n)
+		}
+	}
+}
+
+func TestSerialPlanOrder(t *testing.T) {
+	p := SerialPlan([]int{2, 0, 1})
+	got := p.Pairs()
+	want := []Pair{{0, 1}, {0, 2}, {1, 2}}
+	if len(got) != len(want) {
+		t.Fatalf("got %v", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("pair %d: %v, want %v", i, got[i], want[i])
+		}
+	}
+	if p.Steps() != 3 {
+		t.Errorf("steps %d", p.Steps())
+	}
+}
+
+func TestRoundRobinDisjointComplete(t *testing.T) {
+	for n := 2; n <= 9; n++ {
+		seen := map[[2]int]bool{}
+		rounds := roundRobin(n)
+		wantRounds := n - 1
+		if n%2 == 1 {
+			wantRounds = n
+		}
+		if len(rounds) != wantRounds {
+			t.Errorf("n=%d: %d rounds, want %d", n, len(rounds), wantRounds)
+		}
+		for _, r := range rounds {
+			used := map[int]bool{}
+			for _, pr := range r {
+				if used[pr[0]] || used[pr[1]] || seen[pr] {
+					t.Errorf("n=%d: round %v reuses a group or pair", n, r)
+				}
+				used[pr[0]], used[pr[1]], seen[pr] = true, true, true
+			}
+		}
+		if len(seen) != n*(n-1)/2 {
+			t.Errorf("n=%d: %d pairs", n, len(seen))
+		}
+	}
+}
+
+// Seed 003 Fig. 3.4: four groups of eight ranks joined as a binary tree.
+// Leaves run in parallel (28 steps), then the two joins of level 1 in
+// parallel (64 steps each, one pair at a time), then the root join (256).
+func TestLGateFig34TreePlan(t *testing.T) {
+	rng := func(a, b int) []int {
+		var r []int
+		for i := a; i <= b; i++ {
+			r = append(r, i)
+		}
+		return r
+	}
+	tree := &Group{Children: []*Group{
+		{Children: []*Group{{Ranks: rng(0, 7)}, {Ranks: rng(8, 15)}}},
+		{Children: []*Group{{Ranks: rng(16, 23)}, {Ranks: rng(24, 31)}}},
+	}}
+	p := HierarchicalPlan(tree, JoinOne)
+	checkAllPairsOnce(t, p, rng(0, 31), 32)
+	if len(p.Phases) != 3 || len(p.Phases[0].Lanes) != 4 || len(p.Phases[1].Lanes) != 2 || len(p.Phases[2].Lanes) != 1 {
+		t.Fatalf("phases/lanes: %d", len(p.Phases))
+	}
+	if got := p.Steps(); got != 28+64+256 {
+		t.Errorf("steps %d, want 348", got)
+	}
+	z := HierarchicalPlan(tree, JoinZip)
+	checkAllPairsOnce(t, z, rng(0, 31), 32)
+	// zip: a join of two groups of n ranks takes n steps of n pairs
+	if got := z.Steps(); got != 28+8+16 {
+		t.Errorf("zip steps %d, want 52", got)
+	}
+}
+
+func TestCrossStepsZipUneven(t *testing.T) {
+	steps := crossSteps([]int{0, 1}, []int{2, 3, 4}, JoinZip)
+	if len(steps) != 3 {
+		t.Fatalf("%d steps", len(steps))
+	}
+	seen := map[Pair]bool{}
+	for _, st := range steps {
+		if len(st) != 2 || st[0].A == st[1].A || st[0].B == st[1].B {
+			t.Errorf("step %v", st)
+		}
+		for _, p := range st {
+			seen[p] = true
+		}
+	}
+	if len(seen) != 6 {
+		t.Errorf("%d cross pairs, want 6", len(seen))
+	}
+}
+
+func TestTreeFromLevels(t *testing.T) {
+	levels := []topo.Level{
+		{Name: "socket", Groups: [][]int{{0, 1}, {2, 3}, {4, 5}, {6, 7}}},
+		{Name: "host", Groups: [][]int{{0, 1, 2, 3}, {4, 5, 6, 7}}},
+	}
+	tree, err := TreeFromLevels(levels, []int{0, 1, 2, 3, 4, 5, 6, 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tree.Children) != 2 || len(tree.Children[0].Children) != 2 || len(tree.Leaves()) != 4 {
+		t.Fatalf("tree %+v", tree)
+	}
+	p := HierarchicalPlan(tree, JoinOne)
+	checkAllPairsOnce(t, p, []int{0, 1, 2, 3, 4, 5, 6, 7}, 8)
+	// 1 step per leaf, 4 per socket join, 16 for the host join
+	if p.Steps() != 1+4+16 {
+		t.Errorf("steps %d", p.Steps())
+	}
+	// restricted to a subset, a missing rank leaves its socket a singleton
+	sub, err := TreeFromLevels(levels, []int{0, 2, 3, 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAllPairsOnce(t, HierarchicalPlan(sub, JoinOne), []int{0, 2, 3, 5}, 8)
+	bad := []topo.Level{levels[0], {Name: "x", Groups: [][]int{{0, 2}, {1, 3, 4, 5, 6, 7}}}}
+	if _, err := TreeFromLevels(bad, []int{0, 1, 2, 3, 4, 5, 6, 7}); err == nil {
+		t.Error("a level that does not coarsen the one below was accepted")
+	}
+}
+
+func TestFastTreeSeeded(t *testing.T) {
+	tree := &Group{Children: []*Group{{Ranks: []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}}, {Ranks: []int{10, 11, 12}}}}
+	a, err := FastTree(tree, 0.3, 42)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := FastTree(tree, 0.3, 42)
+	la, lb := a.Leaves(), b.Leaves()
+	if len(la[0].Ranks) != 3 || len(la[1].Ranks) != 2 {
+		t.Errorf("kept %v %v, want 3 and 2 ranks", la[0].Ranks, la[1].Ranks)
+	}
+	for i := range la {
+		for j := range la[i].Ranks {
+			if la[i].Ranks[j] != lb[i].Ranks[j] {
+				t.Error("same seed, different subsets")
+			}
+		}
+	}
+	if _, err := FastTree(tree, 0, 1); err == nil {
+		t.Error("fraction 0 accepted")
+	}
+}
+
+// Seed 004 Sect. 5.2: one measurement per subnet and one per pair of
+// subnets, C(C+1)/2 in all: 21 for its six subnets.
+func TestEstefanelRepresentativePairs(t *testing.T) {
+	groups := [][]int{{0, 1, 2}, {3, 4}, {5, 6, 7, 8}, {9, 10}, {11, 12, 13}, {14, 15}}
+	for _, par := range []bool{false, true} {
+		p, err := RepresentativePlan(groups, par)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := pairSet(t, p, 16)
+		if len(p.Pairs()) != 21 || len(m) != 21 {
+			t.Errorf("parallel=%v: %d measurements, want 21", par, len(p.Pairs()))
+		}
+		for _, g := range groups {
+			if m[Pair{g[0], g[1]}] != 1 {
+				t.Errorf("group %v: no intra measurement", g)
+			}
+		}
+		if par && len(p.Phases) != 1+5 {
+			t.Errorf("parallel: %d phases, want 6 (intra, then 5 rounds)", len(p.Phases))
+		}
+	}
+}
+
+func TestPlanValidateRejects(t *testing.T) {
+	bad := []Plan{
+		{Phases: []Phase{{Lanes: []Lane{{Members: []int{0, 1}}, {Members: []int{1, 2}}}}}},
+		{Phases: []Phase{{Lanes: []Lane{{Members: []int{0, 1}, Steps: [][]Pair{{{0, 2}}}}}}}},
+		{Phases: []Phase{{Lanes: []Lane{{Members: []int{0, 1, 2}, Steps: [][]Pair{{{0, 1}, {1, 2}}}}}}}},
+		{Phases: []Phase{{Lanes: []Lane{{Members: []int{0, 9}}}}}},
+	}
+	for i, p := range bad {
+		if err := p.Validate(4); err == nil {
+			t.Errorf("plan %d accepted", i)
+		}
+	}
+}
+
+// The fast mode measures every pair of a seeded sample of each group.
+func TestFastSchedulePlan(t *testing.T) {
+	tree := &Group{Children: []*Group{{Ranks: []int{0, 1, 2, 3, 4, 5, 6, 7}}, {Ranks: []int{8, 9, 10, 11, 12, 13, 14, 15}}}}
+	spec := ScheduleSpec{Mode: "fast", Ranks: tree.AllRanks(), Tree: tree, Fraction: 0.5, Seed: 3}
+	p, err := spec.Plan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ft, _ := FastTree(tree, 0.5, 3)
+	kept := ft.AllRanks()
+	if len(kept) != 8 {
+		t.Fatalf("kept %v, want 4 of each group", kept)
+	}
+	checkAllPairsOnce(t, p, kept, 16)
+	if _, err := (ScheduleSpec{Mode: "bogus"}).Plan(); err == nil {
+		t.Error("unknown mode accepted")
+	}
+}

@@ -1,0 +1,254 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"netaware/comm"
+	"netaware/comm/tcp"
+	"netaware/discover"
+	"netaware/model"
+	"netaware/platform"
+	"netaware/report"
+	"netaware/topo"
+)
+
+func init() { register(newDiscoverCmd) }
+
+// defaultPlatform is the world 'netaware discover' runs on when nothing
+// else is given: a built-in simulated grid of four sites.
+const defaultPlatform = "grid5000-4sites"
+
+func newDiscoverCmd() *cobra.Command {
+	var (
+		out, level string
+		blind      bool
+	)
+	cmd := &cobra.Command{
+		Use:   "discover",
+		Short: "Find out how the ranks are connected and write topology, model and report",
+		Long: `discover is netaware's main job. Every rank measures the network, the ranks
+infer the topology together, and rank 0 writes into --out:
+
+  dataset.json   every measurement, with the parameters used
+  topology.json  levels (socket, host, switch, site, ...) and the latency tree
+  topology.dot   the tree for Graphviz
+  topology.conf  a Slurm topology.conf (when ranks reported host names)
+  model.json     Hockney/PLogP parameters per group pair (standard, thorough)
+  report.html    a self-contained report, plus its plots as PNG/SVG
+
+The steps: identity exchange; RTT tree inference (seed 002: O(N d) pair
+measurements, the tree handed from rank to rank); at --level standard, PLogP
+between representatives of every group and group pair (seed 004), at
+thorough between all pairs; levels cut from the tree's latency dendrogram.
+
+Without --blind, ranks reporting one host name are one host (and one socket
+when they report it), and one rank per host joins the inference; with
+--blind every level must come from measurement.
+
+With no --platform and no launcher environment, discover runs on the
+built-in simulated platform ` + defaultPlatform + ` and says so.`,
+		Example: `  netaware discover                                  # simulated 4-site grid
+  netaware discover --platform fram-like --blind --out fram
+  netaware launch -n 8 -- netaware discover --out /tmp/x
+  mpirun -n 64 -x NETAWARE_COORDINATOR=node01:7777 -x NETAWARE_TOKEN=s3cret netaware discover`,
+		Args: cobra.NoArgs,
+	}
+	wf := addWorldFlags(cmd)
+	cmd.Flags().StringVar(&out, "out", "netaware-out", "directory to write the results into (created if missing)")
+	cmd.Flags().StringVar(&level, "level", "standard", "effort: fast (RTT tree only), standard (+ PLogP per group pair) or thorough (+ PLogP all pairs)")
+	cmd.Flags().BoolVar(&blind, "blind", false, "ignore host names and core ids: every level from measurement")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		opt := discover.DefaultOptions()
+		lv, err := discover.ParseLevel(level)
+		if err != nil {
+			return usagef("--level: %v", err)
+		}
+		opt.Level, opt.Blind = lv, blind
+		stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+		if wf.platform == "" && wf.local == 0 {
+			if _, live := tcp.Detect(); !live && wf.coordinator == "" {
+				wf.platform = defaultPlatform
+				fmt.Fprintf(stdout, "netaware discover: no --platform and no launcher: running on the built-in simulated platform %s\n", defaultPlatform)
+			}
+		}
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return err
+		}
+		var result *discover.Outcome
+		start := time.Now()
+		opt.Progress = func(phase string) {
+			fmt.Fprintf(stderr, "[%5.1fs] %s\n", time.Since(start).Seconds(), phase)
+		}
+		info, err := runWorld(cmd.Context(), wf, func(ctx context.Context, c comm.Comm) error {
+			o, err := discover.Run(ctx, c, opt)
+			if c.Rank() == 0 {
+				result = o
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if result == nil {
+			return nil // not rank 0 of a TCP world
+		}
+		wall := time.Since(start)
+		result.Topology.Measurements.WallTimeS = wall.Seconds()
+		if info.Kind == "sim" {
+			result.Topology.Measurements.VirtualTimeS = info.VirtualTime.Seconds()
+		}
+		result.Dataset.World.Kind, result.Dataset.World.Platform = info.Kind, info.Platform
+		written, err := writeDiscovery(out, result, wf, info, start)
+		if err != nil {
+			return err
+		}
+		printSummary(stdout, result, info, wall)
+		fmt.Fprintf(stdout, "\nwrote %s\n", strings.Join(written, ", "))
+		return nil
+	}
+	return cmd
+}
+
+// writeDiscovery writes every output file into dir and returns their names.
+func writeDiscovery(dir string, o *discover.Outcome, wf *worldFlags, info worldInfo, start time.Time) ([]string, error) {
+	var written []string
+	path := func(name string) string { written = append(written, name); return filepath.Join(dir, name) }
+	if err := o.Dataset.Save(path("dataset.json")); err != nil {
+		return nil, err
+	}
+	if err := o.Topology.WriteFile(path("topology.json")); err != nil {
+		return nil, err
+	}
+	var dot bytes.Buffer
+	if err := o.Topology.WriteDOT(&dot); err != nil {
+		return nil, err
+	}
+	if err := topo.WriteFileAtomic(path("topology.dot"), dot.Bytes()); err != nil {
+		return nil, err
+	}
+	var slurm bytes.Buffer
+	if err := o.Topology.WriteSlurm(&slurm); err == nil {
+		if err := topo.WriteFileAtomic(path("topology.conf"), slurm.Bytes()); err != nil {
+			return nil, err
+		}
+	}
+	var m *model.File
+	if o.Dataset.PLogP != nil {
+		var err error
+		if m, err = model.FromDataset(o.Dataset, o.Topology.Levels[0].Groups); err != nil {
+			return nil, fmt.Errorf("model: %w", err)
+		}
+		if err := m.WriteFile(path("model.json")); err != nil {
+			return nil, err
+		}
+	}
+	in := report.Input{Title: describeWorld(info), Date: start.UTC().Format("2006-01-02 15:04 UTC"), Topology: o.Topology, Dataset: o.Dataset, Model: m}
+	if info.Kind == "sim" {
+		if p, err := platform.Load(wf.platform); err == nil {
+			in.Platform = p
+			in.TruthName = p.Name
+		}
+	}
+	paths, _, err := report.WriteDir(dir, in)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range paths {
+		written = append(written, filepath.Base(p))
+	}
+	return written, nil
+}
+
+func describeWorld(info worldInfo) string {
+	switch info.Kind {
+	case "sim":
+		return fmt.Sprintf("%s (simulated, %d ranks)", info.Platform, info.Size)
+	case "tcp":
+		return fmt.Sprintf("%d ranks over TCP", info.Size)
+	}
+	return fmt.Sprintf("%d local ranks", info.Size)
+}
+
+// printSummary prints the levels with group counts and sizes, typical
+// latencies, and what discovery cost.
+func printSummary(w io.Writer, o *discover.Outcome, info worldInfo, wall time.Duration) {
+	t := o.Topology
+	fmt.Fprintf(w, "\n%s: %d levels\n", describeWorld(info), len(t.Levels))
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "LEVEL\tGROUPS\tSIZES (min/median/max)\tLATENCY WITHIN\tLATENCY BETWEEN")
+	for _, l := range t.Levels {
+		sizes := make([]int, len(l.Groups))
+		for i, g := range l.Groups {
+			sizes[i] = len(g)
+		}
+		sort.Ints(sizes)
+		within, between := levelLatencies(o, l)
+		fmt.Fprintf(tw, "%s\t%d\t%d/%d/%d\t%s\t%s\n", l.Name, len(l.Groups), sizes[0], sizes[len(sizes)/2], sizes[len(sizes)-1], within, between)
+	}
+	tw.Flush()
+	m := t.Measurements
+	fmt.Fprintf(w, "\npairs measured: %d of %d (%.1f%%)\n", m.PairsMeasured, m.PairsTotal, 100*float64(m.PairsMeasured)/float64(max(1, m.PairsTotal)))
+	for _, p := range o.Phases {
+		fmt.Fprintf(w, "  %-10s %10s on rank 0's clock, %d pairs\n", p.Name, fmtDuration(p.Clock), p.Pairs)
+	}
+	if info.Kind == "sim" {
+		fmt.Fprintf(w, "virtual time %s, wall time %s\n", fmtDuration(info.VirtualTime), fmtDuration(wall))
+	} else {
+		fmt.Fprintf(w, "wall time %s\n", fmtDuration(wall))
+	}
+}
+
+// levelLatencies gives the median one-way tree latency between ranks of
+// one group and between ranks of different groups at level l.
+func levelLatencies(o *discover.Outcome, l topo.Level) (within, between string) {
+	d, reps := o.Distance, o.Clustered
+	if d == nil || len(reps) < 2 {
+		return "-", "-"
+	}
+	group := map[int]int{}
+	for gi, g := range l.Groups {
+		for _, r := range g {
+			group[r] = gi
+		}
+	}
+	var in, out []float64
+	for i := range reps {
+		for j := i + 1; j < len(reps); j++ {
+			if group[reps[i]] == group[reps[j]] {
+				in = append(in, d.At(i, j))
+			} else {
+				out = append(out, d.At(i, j))
+			}
+		}
+	}
+	return medianSeconds(in), medianSeconds(out)
+}
+
+func medianSeconds(v []float64) string {
+	if len(v) == 0 {
+		return "-"
+	}
+	sort.Float64s(v)
+	return topo.FormatSeconds(v[len(v)/2])
+}
+
+func fmtDuration(d time.Duration) string {
+	switch {
+	case d >= time.Second:
+		return d.Round(time.Millisecond).String()
+	case d >= time.Millisecond:
+		return d.Round(time.Microsecond).String()
+	}
+	return d.String()
+}

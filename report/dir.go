@@ -1,0 +1,48 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"path/filepath"
+
+	"netaware/model"
+	"netaware/probe"
+	"netaware/topo"
+)
+
+// LoadDir reads a discovery directory: DIR/topology.json (required),
+// DIR/dataset.json and DIR/model.json (each optional). The distance
+// matrix and dendrogram are left for Build to recompute from the dataset
+// with DistanceFromDataset and HierarchyOf.
+func LoadDir(dir string) (Input, error) {
+	var in Input
+	t, err := topo.ReadFile(filepath.Join(dir, "topology.json"))
+	if err != nil {
+		return in, fmt.Errorf("report: %w", err)
+	}
+	in.Topology = t
+	dsPath := filepath.Join(dir, "dataset.json")
+	switch ds, err := probe.Load(dsPath); {
+	case err == nil:
+		if ds.World.Size != t.Size {
+			return in, fmt.Errorf("report: %s has %d ranks, topology.json %d", dsPath, ds.World.Size, t.Size)
+		}
+		in.Dataset = ds
+		in.Title = ds.World.Platform
+	case !errors.Is(err, fs.ErrNotExist):
+		return in, fmt.Errorf("report: %w", err)
+	}
+	mPath := filepath.Join(dir, "model.json")
+	switch m, err := model.ReadFile(mPath); {
+	case err == nil:
+		in.Model = m
+	case !errors.Is(err, fs.ErrNotExist):
+		return in, fmt.Errorf("report: %w", err)
+	}
+	if in.Title == "" {
+		in.Title = filepath.Base(filepath.Clean(dir))
+	}
+	return in, nil
+}

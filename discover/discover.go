@@ -67,7 +67,19 @@ type Options struct {
 
 // DefaultOptions are the standard discovery.
 func DefaultOptions() Options {
-	return Options{Level: Standard, RTT: live.DefaultParams(), PLogP: StandardPLogP(), Gap: cluster.DefaultGapOptions()}
+	return Options{Level: Standard, RTT: live.DefaultParams(), PLogP: StandardPLogP(), Gap: TreeGap()}
+}
+
+// TreeGap is the level-cut rule for latencies read off the inferred tree.
+// They are much less noisy than single measurements (every edge comes
+// from minima over many round trips), so a 10% jump between merge heights
+// separates two levels where the clustering default asks for 25%; it is
+// what separates a node's two sockets (0.4 us apart) from the nodes of an
+// InfiniBand island (0.45 us) on fram-like.
+func TreeGap() cluster.GapOptions {
+	g := cluster.DefaultGapOptions()
+	g.MinJump = 0.1
+	return g
 }
 
 // StandardPLogP is the PLogP measurement of the standard level: seed 003's
@@ -110,7 +122,7 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 		opt.RTT = live.DefaultParams()
 	}
 	if opt.Gap == (cluster.GapOptions{}) {
-		opt.Gap = cluster.DefaultGapOptions()
+		opt.Gap = TreeGap()
 	}
 	me := c.Rank()
 	progress := func(s string) {
@@ -356,7 +368,7 @@ func finishLevels(n int, levels []topo.Level, m *cluster.Matrix, reps []int, hos
 			continue
 		}
 		k++
-		out[i].Name = nameByLatency(out[i], m, reps, hosts, k, site)
+		out[i].Name = nameByLatency(out[i], m, reps, hosts, k, site, blind)
 		site = site || out[i].Name == "site"
 	}
 	return out
@@ -365,8 +377,9 @@ func finishLevels(n int, levels []topo.Level, m *cluster.Matrix, reps []int, hos
 // nameByLatency names a measured level after the one-way latency that
 // separates its groups: "site" for the first level whose groups are a
 // millisecond or more apart (wide area), "switch" for the first measured
-// level above hosts below that, and "level-k" for the others.
-func nameByLatency(l topo.Level, m *cluster.Matrix, reps []int, hosts [][]int, k int, siteSeen bool) string {
+// level above hosts below that (not when blind: there the first level may
+// as well be sockets), and "level-k" for the others.
+func nameByLatency(l topo.Level, m *cluster.Matrix, reps []int, hosts [][]int, k int, siteSeen, blind bool) string {
 	hostOf := map[int]int{}
 	for i, h := range hosts {
 		for _, r := range h {
@@ -390,7 +403,7 @@ func nameByLatency(l topo.Level, m *cluster.Matrix, reps []int, hosts [][]int, k
 	switch {
 	case between >= 1e-3 && !siteSeen:
 		return "site"
-	case between < 1e-3 && k == 1:
+	case between < 1e-3 && k == 1 && !blind:
 		return "switch"
 	}
 	return "level-" + strconv.Itoa(k)

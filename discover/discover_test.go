@@ -62,7 +62,35 @@ func TestDiscoverGrid5000FindsFourSites(t *testing.T) {
 		t.Logf("level %s: %d groups", l.Name, len(l.Groups))
 	}
 	t.Logf("virtual %v, pairs %d/%d", res.VirtualTime, out.Topology.Measurements.PairsMeasured, out.Topology.Measurements.PairsTotal)
-	for _, tl := range p.Truth() {
-		t.Logf("truth %s: %d groups", tl.Name, len(tl.Groups))
+	sites := truthLevel(t, p, "switch")
+	if len(sites.Groups) != 4 {
+		t.Fatalf("truth has %d sites", len(sites.Groups))
+	}
+	if v := bestNMI(out.Topology.Levels, sites, p.NumRanks()); v < 1-1e-12 {
+		t.Errorf("sites: best NMI %.4f, want 1", v)
+	}
+	if l := out.Topology.Levels[0]; l.Name != "site" || len(l.Groups) != 4 {
+		t.Errorf("finest level %s with %d groups, want the 4 sites", l.Name, len(l.Groups))
+	}
+	if out.Dataset.PLogP == nil || len(out.Dataset.PLogP.Pairs) != 4*5/2 {
+		t.Errorf("standard level: want C(C+1)/2 = 10 PLogP pairs for 4 sites (seed 004)")
+	}
+}
+
+// TestDiscoverFramBlindFindsSocketsAndNodes: with host names and core ids
+// ignored, the socket and node levels come from measurement alone (seed
+// 003's setting), each exactly (NMI = 1).
+func TestDiscoverFramBlindFindsSocketsAndNodes(t *testing.T) {
+	opt := DefaultOptions()
+	opt.Level, opt.Blind = Fast, true
+	out, p, _ := discoverOn(t, "testdata/fram-4nodes.yaml", opt)
+	n := p.NumRanks()
+	for _, l := range out.Topology.Levels {
+		t.Logf("level %s: %d groups", l.Name, len(l.Groups))
+	}
+	for _, name := range []string{"socket", "host"} {
+		if v := bestNMI(out.Topology.Levels, truthLevel(t, p, name), n); v < 1-1e-12 {
+			t.Errorf("truth level %s: best NMI %.4f, want 1", name, v)
+		}
 	}
 }

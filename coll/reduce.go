@@ -1,0 +1,64 @@
+package coll
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+)
+
+// Op is a reduction over byte slices holding ElemSize-byte elements:
+// Fn(inout, in) stores inout[i] (+) in[i] in inout. Reduce requires (+) to
+// be associative and commutative.
+type Op struct {
+	Name     string
+	ElemSize int
+	Fn       func(inout, in []byte)
+}
+
+func (op Op) check(n int) error {
+	if op.Fn == nil || op.ElemSize < 1 {
+		return fmt.Errorf("reduction %q: needs a function and an element size >= 1", op.Name)
+	}
+	if n%op.ElemSize != 0 {
+		return fmt.Errorf("reduction %q: %d bytes is not a whole number of %d-byte elements", op.Name, n, op.ElemSize)
+	}
+	return nil
+}
+
+// Float64Op makes an Op over little-endian float64 elements from a binary
+// function.
+func Float64Op(name string, f func(a, b float64) float64) Op {
+	return Op{Name: name, ElemSize: 8, Fn: func(inout, in []byte) {
+		for i := 0; i+8 <= len(in) && i+8 <= len(inout); i += 8 {
+			a := math.Float64frombits(binary.LittleEndian.Uint64(inout[i:]))
+			b := math.Float64frombits(binary.LittleEndian.Uint64(in[i:]))
+			binary.LittleEndian.PutUint64(inout[i:], math.Float64bits(f(a, b)))
+		}
+	}}
+}
+
+// Reductions over little-endian float64 values.
+var (
+	SumFloat64 = Float64Op("sum-float64", func(a, b float64) float64 { return a + b })
+	MaxFloat64 = Float64Op("max-float64", math.Max)
+	MinFloat64 = Float64Op("min-float64", math.Min)
+)
+
+// Float64Bytes encodes v little-endian, the layout the float64 reductions use.
+func Float64Bytes(v []float64) []byte {
+	b := make([]byte, 8*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(x))
+	}
+	return b
+}
+
+// BytesFloat64 decodes little-endian float64 values (a trailing partial
+// element is ignored).
+func BytesFloat64(b []byte) []float64 {
+	v := make([]float64, len(b)/8)
+	for i := range v {
+		v[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
+	}
+	return v
+}

@@ -13,13 +13,11 @@ import (
 const WorldContext uint64 = 1
 
 // NewWorld returns the world communicator over ep: rank i is world rank i.
+// It allocates nothing per rank of the world (the rank maps are the
+// identity), so that a simulator with thousands of ranks in one process
+// does not pay O(N^2) for its communicators.
 func NewWorld(ep Endpoint) Comm {
-	n := ep.Size()
-	members := make([]int, n)
-	for i := range members {
-		members[i] = i
-	}
-	return newCommunicator(ep, WorldContext, members, ep.Rank())
+	return &communicator{ep: ep, cid: WorldContext, size: ep.Size(), rank: ep.Rank(), subs: map[uint64]int{}}
 }
 
 // communicator maps a communicator's ranks onto world ranks and its traffic
@@ -27,8 +25,9 @@ func NewWorld(ep Endpoint) Comm {
 type communicator struct {
 	ep      Endpoint
 	cid     uint64
-	members []int       // local rank -> world rank
-	local   map[int]int // world rank -> local rank
+	size    int
+	members []int       // local rank -> world rank; nil for the world (identity)
+	local   map[int]int // world rank -> local rank; nil for the world
 	rank    int
 
 	mu   sync.Mutex
@@ -40,11 +39,19 @@ func newCommunicator(ep Endpoint, cid uint64, members []int, rank int) *communic
 	for i, w := range members {
 		local[w] = i
 	}
-	return &communicator{ep: ep, cid: cid, members: members, local: local, rank: rank, subs: map[uint64]int{}}
+	return &communicator{ep: ep, cid: cid, size: len(members), members: members, local: local, rank: rank, subs: map[uint64]int{}}
+}
+
+// world maps a rank of this communicator to a world rank.
+func (c *communicator) world(r int) int {
+	if c.members == nil {
+		return r
+	}
+	return c.members[r]
 }
 
 func (c *communicator) Rank() int          { return c.rank }
-func (c *communicator) Size() int          { return len(c.members) }
+func (c *communicator) Size() int          { return c.size }
 func (c *communicator) Now() time.Duration { return c.ep.Now() }
 func (c *communicator) Spin(d time.Duration) {
 	if d > 0 {
@@ -62,8 +69,8 @@ func (c *communicator) checkPeer(op string, peer int, any bool) error {
 	if any && peer == AnySource {
 		return nil
 	}
-	if peer < 0 || peer >= len(c.members) {
-		return fmt.Errorf("%s: rank %d out of range [0,%d)", op, peer, len(c.members))
+	if peer < 0 || peer >= c.size {
+		return fmt.Errorf("%s: rank %d out of range [0,%d)", op, peer, c.size)
 	}
 	return nil
 }
@@ -82,7 +89,7 @@ func (c *communicator) isend(op string, dst, tag int, b []byte, sync bool) Reque
 	if err := checkSendTag(op, tag); err != nil {
 		return Failed(err)
 	}
-	return c.ep.Isend(c.cid, c.members[dst], tag, b, sync)
+	return c.ep.Isend(c.cid, c.world(dst), tag, b, sync)
 }
 
 func (c *communicator) Isend(dst, tag int, b []byte) Request {
@@ -105,9 +112,13 @@ func (c *communicator) Irecv(src, tag int, b []byte) Request {
 	}
 	wsrc := src
 	if src != AnySource {
-		wsrc = c.members[src]
+		wsrc = c.world(src)
 	}
-	return &localRequest{inner: c.ep.Irecv(c.cid, wsrc, tag, b), c: c}
+	inner := c.ep.Irecv(c.cid, wsrc, tag, b)
+	if c.members == nil {
+		return inner // world ranks are this communicator's ranks
+	}
+	return &localRequest{inner: inner, c: c}
 }
 
 func (c *communicator) Recv(ctx context.Context, src, tag int, b []byte) (Status, error) {
@@ -157,8 +168,8 @@ func (c *communicator) Sub(ranks []int) (Comm, error) {
 	binary.LittleEndian.PutUint64(buf[:], c.cid)
 	h.Write(buf[:])
 	for i, r := range ranks {
-		if r < 0 || r >= len(c.members) {
-			return nil, fmt.Errorf("sub: rank %d out of range [0,%d)", r, len(c.members))
+		if r < 0 || r >= c.size {
+			return nil, fmt.Errorf("sub: rank %d out of range [0,%d)", r, c.size)
 		}
 		if seen[r] {
 			return nil, fmt.Errorf("sub: rank %d listed twice", r)
@@ -167,7 +178,7 @@ func (c *communicator) Sub(ranks []int) (Comm, error) {
 		if r == c.rank {
 			me = i
 		}
-		members[i] = c.members[r]
+		members[i] = c.world(r)
 		binary.LittleEndian.PutUint64(buf[:], uint64(r))
 		h.Write(buf[:])
 	}

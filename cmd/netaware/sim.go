@@ -24,12 +24,13 @@ func newSimCmd() *cobra.Command {
 		Long: `Commands about the flow-level simulator that runs netaware's algorithms in
 virtual time (see docs/simulator.md).
 
+  run    run any netaware command on a simulated platform
   stats  run a communication pattern on a platform and report what the
          simulator did (virtual time, events, flows, max-min solves) and how
          fast it did it`,
 		Example: `  netaware sim stats --platform dichev-n1 --pattern bcast --bytes 64MiB`,
 	}
-	cmd.AddCommand(newSimStatsCmd())
+	cmd.AddCommand(newSimStatsCmd(), newSimRunCmd())
 	return cmd
 }
 

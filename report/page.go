@@ -57,6 +57,7 @@ nav a{display:inline-block;padding:10px 12px;color:var(--accent);text-decoration
 nav a:hover{background:var(--bg)}
 section{background:#fff;border:1px solid var(--line);border-radius:10px;margin:22px 0;padding:20px 24px}
 h2{margin:0 0 6px;font-size:20px;color:var(--accent)}
+h3{margin:20px 0 4px;font-size:16px}
 p.lead{margin:0 0 14px;color:var(--muted);max-width:80ch}
 figure{margin:0;overflow-x:auto}
 figure img{display:block;max-width:100%;height:auto;margin:0 auto}
@@ -108,7 +109,7 @@ code{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.92em;backgroun
 
 <section id="tree">
 <h2>Topology tree</h2>
-<p class="lead">{{if .TreeFromLevels}}The topology has no inferred switch tree, so this draws its levels: the whole world at the top, each level's groups below, ranks at the bottom.{{else}}Inferred switches (dark) and ranks (circles), rooted at the tree's centre. Edge labels give the one-way latency of the link{{if .HaveBW}} and its bandwidth where measured{{end}}.{{end}} Ranks under one switch are folded into a box ("64 ranks r0-r63") when the world is large; the box's label gives the latency range from the switch down to its ranks. Hover a node for its ranks and hosts.</p>
+<p class="lead">{{if .TreeFromLevels}}The topology has no inferred switch tree, so this draws its levels: the whole world at the top, each level's groups below, ranks at the bottom.{{else}}Inferred switches (dark) and ranks (circles), rooted at the tree's centre. Edge labels give the one-way latency of the link{{if .TreeBW}} and its bandwidth where measured{{end}}; "each" labels one link from a switch to every child.{{end}}{{if .TreeBoxes}} The ranks under a switch are folded into a box ("sw3 · 64 ranks", then the ranks and the latency from the switch down to them; "↑" marks the box's own uplink, "sw" the switches folded in).{{end}} Hover a node for its ranks and hosts.</p>
 <figure>{{.TreeSVG}}</figure>
 </section>
 

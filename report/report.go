@@ -45,6 +45,9 @@ type Input struct {
 	Model     *model.File
 	// Seed draws the random shared-link queries.
 	Seed uint64
+	// SVGOnly skips the PNG copies of the plots (the page embeds the SVG
+	// ones): rasterising is most of a report's cost.
+	SVGOnly bool
 }
 
 // Output is a built report: the HTML page and the standalone plot files
@@ -78,6 +81,18 @@ func Build(in Input) (*Output, error) {
 			in.Distance = d
 		}
 	}
+	if d := in.Distance; d != nil {
+		if d.M == nil {
+			return nil, fmt.Errorf("report: distance without a matrix")
+		}
+		// Callers handing in their own matrix may leave the labels out.
+		if d.Unit == nil {
+			d.Unit = func(v float64) string { return trimNum(v) }
+		}
+		if d.Name == "" {
+			d.Name = "distance"
+		}
+	}
 	if in.Distance != nil && in.Distance.M.N != t.Size {
 		return nil, fmt.Errorf("report: distance matrix is %dx%d, topology has %d ranks", in.Distance.M.N, in.Distance.M.N, t.Size)
 	}
@@ -104,6 +119,8 @@ func Build(in Input) (*Output, error) {
 	treeSVGBytes := treeSVG(root, func(r int) string { return rankTooltip(t, r) })
 	out.Files["tree.svg"] = treeSVGBytes
 	v.TreeSVG = template.HTML(treeSVGBytes)
+	v.TreeBoxes = bytes.Contains(treeSVGBytes, []byte(`class="bx"`))
+	v.TreeBW = bytes.Contains(treeSVGBytes, []byte("B/s"))
 
 	// Heat map.
 	if in.Distance != nil {
@@ -190,7 +207,11 @@ func Build(in Input) (*Output, error) {
 
 // addFigure renders a figure as PNG and SVG files and embeds the SVG.
 func addFigure(out *Output, v *view, name string, f figure, dst *template.URL) error {
-	for _, format := range []string{"png", "svg"} {
+	formats := []string{"png", "svg"}
+	if v.In.SVGOnly {
+		formats = formats[1:]
+	}
+	for _, format := range formats {
 		b, err := f.render(format)
 		if err != nil {
 			return fmt.Errorf("report: %s.%s: %w", name, format, err)
@@ -368,6 +389,8 @@ type view struct {
 	Dist           *Distance
 	TreeSVG        template.HTML
 	TreeFromLevels bool
+	TreeBoxes      bool // some ranks are folded into boxes
+	TreeBW         bool // some edge carries a bandwidth
 	Heatmap        template.URL
 	HeatLog        bool
 	HeatRange      string

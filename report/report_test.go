@@ -619,7 +619,39 @@ func FuzzLoadDirBuild(f *testing.F) {
 		if in.Topology.Size > 64 {
 			return // keep each input fast
 		}
-		in.Truth = in.Topology.Levels
+		in.Truth, in.SVGOnly = in.Topology.Levels, true
 		_, _ = Build(in)
 	})
+}
+
+// TestBuildWithCallerMatrix: discover hands in its own matrix and
+// dendrogram; unlabelled matrices get neutral labels, and the cuts it
+// gives are drawn.
+func TestBuildWithCallerMatrix(t *testing.T) {
+	in := small8()
+	d, err := DistanceFromDataset(in.Dataset, in.Topology)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := HierarchyOf(d.M, cluster.SingleLinkage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Distance = &Distance{M: d.M}
+	in.Hierarchy = h
+	in.SVGOnly = true
+	out, err := Build(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := out.Files["heatmap.png"]; ok {
+		t.Error("SVGOnly wrote a PNG")
+	}
+	sec := parsePage(t, out.HTML)
+	if !strings.Contains(sec["dendrogram"], "single linkage") || !strings.Contains(sec["dendrogram"], "host (2 groups)") {
+		t.Errorf("dendrogram section: %s", sec["dendrogram"])
+	}
+	if !strings.Contains(sec["heatmap"], "The distance of every pair") {
+		t.Errorf("heat map section: %s", sec["heatmap"])
+	}
 }

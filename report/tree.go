@@ -92,14 +92,20 @@ func treeFromTopology(t *topo.Topology) (*tnode, error) {
 		}
 		return dist
 	}
-	root, best := 0, math.MaxInt
+	// Ties on eccentricity go to the smaller sum of hop distances: the
+	// node nearer the bulk of the tree draws more balanced.
+	root, best, bestSum := 0, math.MaxInt, math.MaxInt
 	for i, nd := range tr.Nodes {
 		if nd.Rank != nil && len(tr.Nodes) > 1 {
 			continue
 		}
-		ecc := slices.Max(bfs(i))
-		if ecc < best {
-			root, best = i, ecc
+		dist := bfs(i)
+		ecc, sum := slices.Max(dist), 0
+		for _, d := range dist {
+			sum += d
+		}
+		if ecc < best || ecc == best && sum < bestSum {
+			root, best, bestSum = i, ecc, sum
 		}
 	}
 	nodes := make([]*tnode, len(tr.Nodes))
@@ -206,9 +212,10 @@ const (
 	layerH     = 96.0
 	treeMargin = 24.0
 	// maxTreeWidth is the widest drawing we accept before collapsing more
-	// of the tree into boxes: it is the report's content width, so text is
+	// of the tree into boxes: it is the report's content width (1180 px page
+	// less paddings), so on a desktop screen text is
 	// never scaled down.
-	maxTreeWidth = 1140.0
+	maxTreeWidth = 1080.0
 	// expandLimit: with at most this many ranks every rank is drawn.
 	expandLimit = 64
 )
@@ -311,11 +318,55 @@ func allBoxes(nd *tnode) bool {
 	return true
 }
 
+// foldRanks replaces the rank children of nd by one box (first among its
+// children), keeping its switch children.
+func foldRanks(nd *tnode) {
+	nan := math.NaN()
+	box := &tnode{id: "box-" + nd.id, kind: kindBox, lat: math.Inf(1), latMax: math.Inf(-1), bw: math.Inf(1), upLat: nan, upBW: nan, depth: nd.depth + 1}
+	rest := []*tnode{box}
+	for _, c := range nd.children {
+		if c.kind != kindRank {
+			rest = append(rest, c)
+			continue
+		}
+		box.ranks = append(box.ranks, c.rank)
+		if !math.IsNaN(c.lat) {
+			box.lat, box.latMax = math.Min(box.lat, c.lat), math.Max(box.latMax, c.lat)
+		}
+		if !math.IsNaN(c.bw) {
+			box.bw = math.Min(box.bw, c.bw)
+		}
+	}
+	slices.Sort(box.ranks)
+	if math.IsInf(box.lat, 1) {
+		box.lat, box.latMax = nan, nan
+	}
+	if math.IsInf(box.bw, 1) {
+		box.bw = nan
+	}
+	nd.children = rest
+}
+
+// frontier reports whether nd is a switch none of whose children is a
+// switch.
+func frontier(nd *tnode) bool {
+	if nd.kind != kindSwitch || len(nd.children) == 0 {
+		return false
+	}
+	for _, c := range nd.children {
+		if c.kind == kindSwitch {
+			return false
+		}
+	}
+	return true
+}
+
 // simplify collapses the tree until it fits maxTreeWidth. For worlds above
 // expandLimit ranks, the ranks hanging off each switch become one box and a
 // switch left with a single box is merged into it; a switch whose children
 // are all boxes lists them in a column. While the drawing is still too
-// wide, the deepest switches with only boxes below fold into one box each.
+// wide, the deepest switches with no switch below fold into one box each,
+// and at last the root's own ranks.
 func simplify(root *tnode) {
 	tidy := func() {
 		inner(root, func(nd *tnode) {
@@ -328,7 +379,7 @@ func simplify(root *tnode) {
 	if len(root.ranks) > expandLimit {
 		inner(root, func(nd *tnode) {
 			if hasRankChild(nd) {
-				collapse(nd)
+				foldRanks(nd)
 			}
 		})
 		tidy()
@@ -340,24 +391,24 @@ func simplify(root *tnode) {
 		}
 		deepest := -1
 		inner(root, func(nd *tnode) {
-			if nd != root && allBoxes(nd) {
+			if nd != root && frontier(nd) {
 				deepest = max(deepest, nd.depth)
 			}
 		})
-		if deepest < 0 {
-			// Nothing left to fold but the root's own children.
-			if root.kind == kindSwitch && !(len(root.children) == 1 && root.children[0].kind == kindBox) {
-				collapse(root)
-				tidy()
-				continue
-			}
+		switch {
+		case deepest >= 0:
+			inner(root, func(nd *tnode) {
+				if nd != root && frontier(nd) && nd.depth == deepest {
+					collapse(nd)
+				}
+			})
+		case hasRankChild(root):
+			foldRanks(root)
+		case len(root.children) > 1:
+			collapse(root)
+		default:
 			return
 		}
-		inner(root, func(nd *tnode) {
-			if nd != root && allBoxes(nd) && nd.depth == deepest {
-				collapse(nd)
-			}
-		})
 		tidy()
 	}
 }
@@ -445,19 +496,23 @@ func sharedLabel(n *tnode) string {
 	if len(n.children) < 2 {
 		return ""
 	}
-	same := func(a, b float64) bool { return (math.IsNaN(a) && math.IsNaN(b)) || a == b }
-	l0, m0, b0 := edgeOf(n.children[0])
-	for _, c := range n.children {
+	// Compare what would be printed: inferred latencies that differ in
+	// the 10th digit are the same link for a reader.
+	var first string
+	for i, c := range n.children {
 		if c.kind == kindSwitch {
 			return ""
 		}
 		l, m, b := edgeOf(c)
-		if !same(l, l0) || !same(m, m0) || !same(b, b0) {
+		s := linkLabel(l, m, b)
+		if i == 0 {
+			first = s
+		} else if s != first {
 			return ""
 		}
 	}
-	if s := linkLabel(l0, m0, b0); s != "" {
-		return "each " + s
+	if first != "" {
+		return "each " + first
 	}
 	return ""
 }
@@ -475,9 +530,15 @@ func treeSVG(root *tnode, tooltip func(rank int) string) []byte {
 			fmt.Fprintf(&edges, `<text class="el" x="%.1f" y="%.1f" text-anchor="%s">%s</text>`+"\n", x, y, anchor, html.EscapeString(s))
 		}
 	}
+	inColumn := map[*tnode]bool{} // drawn by their parent, with their link
 	var walk func(n *tnode)
 	walk = func(n *tnode) {
 		shared := sharedLabel(n)
+		if n.column && shared == "" {
+			for _, c := range n.children {
+				inColumn[c] = true
+			}
+		}
 		if n.column && len(n.children) > 0 {
 			last := n.children[len(n.children)-1]
 			fmt.Fprintf(&edges, `<path class="e" d="M%.1f %.1fV%.1f"/>`+"\n", n.x, n.y+12, last.y)
@@ -503,7 +564,15 @@ func treeSVG(root *tnode, tooltip func(rank int) string) []byte {
 			}
 			walk(c)
 		}
-		drawNode(&nodes, n, tooltip)
+		for _, c := range n.children {
+			if n.column && shared == "" {
+				// No room on the stub: the link goes into the box.
+				drawNode(&nodes, c, tooltip, true)
+			}
+		}
+		if !inColumn[n] {
+			drawNode(&nodes, n, tooltip, false)
+		}
 	}
 	walk(root)
 	b.Write(edges.Bytes())
@@ -512,8 +581,9 @@ func treeSVG(root *tnode, tooltip func(rank int) string) []byte {
 	return b.Bytes()
 }
 
-// drawNode draws one node.
-func drawNode(w *bytes.Buffer, n *tnode, tooltip func(int) string) {
+// drawNode draws one node; withLink puts the link to the parent into a
+// box's text (for boxes listed in a column with different links).
+func drawNode(w *bytes.Buffer, n *tnode, tooltip func(int) string, withLink bool) {
 	switch n.kind {
 	case kindSwitch:
 		wd := math.Max(44, 8+7*float64(len([]rune(n.id))))
@@ -532,9 +602,14 @@ func drawNode(w *bytes.Buffer, n *tnode, tooltip func(int) string) {
 			title = n.name + " · " + title
 		}
 		sub := rangeLabel(n.ranks)
-		if n.absorbed {
+		if n.absorbed || withLink {
 			if s := linkLabel(n.lat, n.latMax, n.bw); s != "" {
 				sub += " · " + s
+			}
+		}
+		if n.absorbed && withLink {
+			if s := linkLabel(n.upLat, n.upLat, n.upBW); s != "" {
+				title += " · ↑" + s
 			}
 		}
 		if n.switches > 0 {

@@ -1,0 +1,68 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"netaware/infer"
+	"netaware/platform"
+	"netaware/probe"
+	"netaware/topo"
+)
+
+type routeProber struct{ p *platform.Platform }
+
+func (q routeProber) RTT(a, b int) (infer.RTT, error) {
+	r := 2 * q.p.Route(a, b).LatencyS
+	return infer.RTT{Min: r, Max: r}, nil
+}
+
+// TestShiraiExactRTTTreeAnswersLinkQueries: with noise-free RTTs, the tree
+// inferred on zhu-2racks (a tree network, one rank per host) answers every
+// shared-link query as the platform's routes do and predicts every
+// measured latency exactly (seed 002 Sect. 5's two evaluations), and the
+// report shows both.
+func TestShiraiExactRTTTreeAnswersLinkQueries(t *testing.T) {
+	p, err := platform.Load("zhu-2racks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := p.NumRanks()
+	hosts := make([]int, n)
+	for i := range hosts {
+		hosts[i] = i
+	}
+	res, err := infer.Infer(hosts, routeProber{p}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp := &topo.Topology{Version: topo.Version, Size: n, Tree: res.Tree.Topo(), Levels: TruthLevels(p)}
+	ds := &probe.Dataset{Version: probe.DatasetVersion, World: probe.World{Kind: "sim", Platform: "zhu-2racks", Size: n}}
+	ds.RTT = &probe.RTTSection{PairsTotal: n * (n - 1) / 2, Complete: true}
+	for a := 0; a < n; a++ {
+		tp.Ranks = append(tp.Ranks, topo.Rank{Rank: a})
+		for b := a + 1; b < n; b++ {
+			r := 2 * p.Route(a, b).LatencyS
+			ds.RTT.Pairs = append(ds.RTT.Pairs, probe.PairResult[probe.RTTResult]{A: a, B: b, Result: probe.RTTResult{MinS: r, MaxS: r}})
+		}
+	}
+	out, err := Build(Input{Topology: tp, Dataset: ds, Platform: p, Seed: 1, SVGOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc := parsePage(t, out.HTML)["accuracy"]
+	norm := strings.Join(strings.Fields(acc), " ")
+	// 2000 queries, no false positive or negative; every ratio exactly 1.
+	for _, s := range []string{"over 30 hosts", "0.0 % 0.0 % 0.0 %", "435 100.0 % 100.0 % 1.000 1.000 1.000 1.000"} {
+		if !strings.Contains(norm, s) {
+			t.Errorf("accuracy lacks %q:\n%s", s, norm)
+		}
+	}
+	a, err := accuracy(tp, TruthLevels(p), p, ds, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := a.Links; l == nil || l.Queries != linkQueries || l.FalsePositive != 0 || l.FalseNegative != 0 || l.TruePositive == 0 || l.TrueNegative == 0 {
+		t.Errorf("link queries %+v", a.Links)
+	}
+}

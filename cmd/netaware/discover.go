@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"netaware/cluster"
 	"netaware/comm"
 	"netaware/comm/tcp"
 	"netaware/discover"
@@ -154,6 +155,13 @@ func writeDiscovery(dir string, o *discover.Outcome, wf *worldFlags, info worldI
 		}
 	}
 	in := report.Input{Title: describeWorld(info), Date: start.UTC().Format("2006-01-02 15:04 UTC"), Topology: o.Topology, Dataset: o.Dataset, Model: m}
+	if len(o.Clustered) == o.Topology.Size && o.Dendrogram != nil {
+		// Every rank was clustered (blind, or one rank per host): show the
+		// very matrix and cuts the levels came from. Otherwise the report
+		// builds its rank-by-rank matrix from the dataset and the tree.
+		in.Distance = &report.Distance{M: o.Distance, Name: "one-way latency on the inferred tree", Unit: topo.FormatSeconds}
+		in.Hierarchy = &report.Hierarchy{Dendrogram: o.Dendrogram, Cuts: o.Cuts, Linkage: cluster.AverageLinkage}
+	}
 	if info.Kind == "sim" {
 		if p, err := platform.Load(wf.platform); err == nil {
 			in.Platform = p

@@ -94,3 +94,25 @@ func TestDiscoverFramBlindFindsSocketsAndNodes(t *testing.T) {
 		}
 	}
 }
+
+// TestDiscoverFramLikeSocketsHostsFromIdentityIslandsMeasured: without
+// --blind, sockets and hosts come from what ranks report (seed 004 Sect.
+// 4.2) and one rank per host joins the inference, which finds the two
+// InfiniBand islands.
+func TestDiscoverFramLikeSocketsHostsFromIdentityIslandsMeasured(t *testing.T) {
+	opt := DefaultOptions()
+	opt.Level = Fast
+	out, p, _ := discoverOn(t, "fram-like", opt)
+	n := p.NumRanks()
+	if len(out.Clustered) != 16 {
+		t.Errorf("%d ranks took part in the inference, want one per host (16)", len(out.Clustered))
+	}
+	for _, name := range []string{"socket", "host", "switch"} {
+		if v := bestNMI(out.Topology.Levels, truthLevel(t, p, name), n); v < 1-1e-12 {
+			t.Errorf("truth level %s: best NMI %.4f, want 1", name, v)
+		}
+	}
+	if got := out.Topology.Levels[0].Name; got != "socket" {
+		t.Errorf("finest level %q, want socket", got)
+	}
+}

@@ -343,15 +343,18 @@ func socketLevel(ids []comm.Identity, hosts [][]int) (topo.Level, bool) {
 	return topo.Level{Name: "socket", Groups: groups}, multi
 }
 
-// finishLevels drops repeated and all-singleton levels, names the measured
-// levels, and ends with "all".
+// finishLevels drops measured levels in which every rank is alone (they
+// say nothing; a host level from identities is kept, as a fact), merges a
+// level equal to the one below into it under the coarser name, names the
+// measured levels, and ends with "all".
 func finishLevels(n int, levels []topo.Level, m *cluster.Matrix, reps []int, hosts [][]int, blind bool) []topo.Level {
 	var out []topo.Level
 	for _, l := range levels {
-		if len(l.Groups) == n {
-			continue // every rank alone says nothing
+		if len(l.Groups) == n && n > 1 && l.Name != "host" {
+			continue
 		}
 		if len(out) > 0 && samePartition(out[len(out)-1], l) {
+			out[len(out)-1].Name = l.Name
 			continue
 		}
 		out = append(out, l)
@@ -544,7 +547,16 @@ func plogpSchedule(n int, levels []topo.Level, l Level) probe.ScheduleSpec {
 	if l == Thorough {
 		return probe.ScheduleSpec{Mode: "serial", Ranks: all}
 	}
-	finest := levels[0].Groups
+	// The finest level whose groups are not all single ranks: the logical
+	// subnets of seed 004 (a host level of one rank per host is a fact,
+	// not a group to measure within).
+	finest := levels[len(levels)-1].Groups
+	for _, l := range levels {
+		if len(l.Groups) < n {
+			finest = l.Groups
+			break
+		}
+	}
 	return probe.ScheduleSpec{Mode: "representative", Ranks: all, Groups: finest, Parallel: true}
 }
 

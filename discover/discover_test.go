@@ -69,8 +69,9 @@ func TestDiscoverGrid5000FindsFourSites(t *testing.T) {
 	if v := bestNMI(out.Topology.Levels, sites, p.NumRanks()); v < 1-1e-12 {
 		t.Errorf("sites: best NMI %.4f, want 1", v)
 	}
-	if l := out.Topology.Levels[0]; l.Name != "site" || len(l.Groups) != 4 {
-		t.Errorf("finest level %s with %d groups, want the 4 sites", l.Name, len(l.Groups))
+	if l := out.Topology.Levels; l[0].Name != "host" || len(l[0].Groups) != 64 || l[1].Name != "site" || len(l[1].Groups) != 4 {
+		t.Errorf("levels %s (%d groups), %s (%d groups): want the 64 hosts (one rank each, from identities), then the 4 sites",
+			l[0].Name, len(l[0].Groups), l[1].Name, len(l[1].Groups))
 	}
 	if out.Dataset.PLogP == nil || len(out.Dataset.PLogP.Pairs) != 4*5/2 {
 		t.Errorf("standard level: want C(C+1)/2 = 10 PLogP pairs for 4 sites (seed 004)")

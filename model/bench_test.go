@@ -6,7 +6,7 @@ import "testing"
 // a 512-rank binomial broadcast (unsegmented and in 64 segments) against
 // the closed form of Eq. 2.2, reported as a ratio metric.
 func BenchmarkPredictBcastBinomial512(b *testing.B) {
-	h := HockneyModel{Hockney{AlphaS: 50e-6, BetaSPerByte: 8e-9}}
+	h := HockneyModel{Hockney: Hockney{AlphaS: 50e-6, BetaSPerByte: 8e-9}}
 	tr := binomialTree(512)
 	seg := tr
 	seg.SegBytes = 1 << 14

@@ -181,3 +181,34 @@ func TestContentionRejects(t *testing.T) {
 		t.Errorf("zero NIC bandwidth accepted")
 	}
 }
+
+func TestPredictBcastContentionByHand(t *testing.T) {
+	// Three ranks on three nodes of one rack, 1 MB, NIC beta, latency L.
+	c := &Contention{NodeOf: []int{0, 1, 2}, RackOf: []int{0, 0, 0}, BetaNIC: 1e-8, BetaBackbone: 1e-9}
+	lat := func(i, j int) float64 { return 1e-4 }
+	m := 1000000
+	star := Tree{Root: 0, Parent: []int{-1, 0, 0}, Children: [][]int{{1, 2}, nil, nil}}
+	// Both transfers leave node 0 together: half the NIC each.
+	p, err := PredictBcastContention(star, m, c, lat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 1e-4 + 2*float64(m)*1e-8; math.Abs(p.TimeS-want) > 1e-12 || math.Abs(p.ReadyS[1]-want) > 1e-12 {
+		t.Fatalf("star: %g (%v), want %g", p.TimeS, p.ReadyS, want)
+	}
+	chain := Tree{Root: 0, Parent: []int{-1, 0, 1}, Children: [][]int{{1}, {2}, nil}}
+	p, _ = PredictBcastContention(chain, m, c, lat)
+	if want := 2 * (1e-4 + float64(m)*1e-8); math.Abs(p.TimeS-want) > 1e-12 {
+		t.Fatalf("chain: %g, want %g", p.TimeS, want)
+	}
+	// The per-pair model (blocking Hockney) says the same for the chain
+	// and, for the star, sequential sends: 2(L + m beta).
+	seg := chain
+	seg.SegBytes = 1000
+	if _, err := PredictBcastContention(seg, m, c, lat); err == nil {
+		t.Errorf("segmented tree accepted")
+	}
+	if _, err := PredictBcastContention(chain, m, &Contention{NodeOf: []int{0}, RackOf: []int{0}, BetaNIC: 1, BetaBackbone: 1}, nil); err == nil {
+		t.Errorf("bindings of the wrong size accepted")
+	}
+}

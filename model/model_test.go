@@ -68,7 +68,7 @@ func TestDichevEq22BinomialHockney8Ranks(t *testing.T) {
 	if got := BinomialHockney(8, m, h); !near(got, want) {
 		t.Fatalf("Eq. 2.2 closed form: %g, want %g", got, want)
 	}
-	pr, err := PredictBcast(binomialTree(8), m, HockneyModel{h})
+	pr, err := PredictBcast(binomialTree(8), m, HockneyModel{Hockney: h})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestDichevEq22BinomialHockney8Ranks(t *testing.T) {
 func TestDichevEq22AnyP(t *testing.T) {
 	h := Hockney{AlphaS: 1e-5, BetaSPerByte: 2e-9}
 	for p := 1; p <= 70; p++ {
-		pr, err := PredictBcast(binomialTree(p), 1000, HockneyModel{h})
+		pr, err := PredictBcast(binomialTree(p), 1000, HockneyModel{Hockney: h})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,14 +163,14 @@ func TestDichevEq27HeterogeneousTree(t *testing.T) {
 func TestFlatAndPipelineHockney(t *testing.T) {
 	h := Hockney{AlphaS: 1e-4, BetaSPerByte: 1e-8}
 	m := 1 << 20
-	pr, _ := PredictBcast(flatTree(9), m, HockneyModel{h})
+	pr, _ := PredictBcast(flatTree(9), m, HockneyModel{Hockney: h})
 	if want := FlatHockney(9, m, h); !near(pr.TimeS, want) || !near(want, 8*h.Time(m)) {
 		t.Fatalf("flat: tree %g, closed form %g", pr.TimeS, want)
 	}
 	for _, k := range []int{1, 2, 16, 64} {
 		tr := chainTree(6)
 		tr.SegBytes = m / k
-		pr, _ := PredictBcast(tr, m, HockneyModel{h})
+		pr, _ := PredictBcast(tr, m, HockneyModel{Hockney: h})
 		if want := PipelineHockney(6, m, k, h); !near(pr.TimeS, want) {
 			t.Fatalf("pipeline k=%d: tree %g, closed form %g", k, pr.TimeS, want)
 		}

@@ -20,13 +20,25 @@ type PairModel interface {
 	Cost(i, j, m int) Cost
 }
 
-// HockneyModel is the homogeneous Hockney model used for schedules: a
-// blocking send occupies the sender for the whole alpha + beta*m, which
-// is the assumption behind seed 000 Eq. 2.2.
-type HockneyModel struct{ Hockney }
+// HockneyModel is the homogeneous Hockney model used for schedules. By
+// default a blocking send occupies the sender for the whole
+// alpha + beta*m, the assumption behind seed 000 Eq. 2.2. With Overlap the
+// sender is busy only for beta*m and the latency alpha overlaps its next
+// send, as with non-blocking sends of consecutive segments.
+type HockneyModel struct {
+	Hockney
+	Overlap bool
+}
 
 // Cost implements PairModel.
-func (h HockneyModel) Cost(_, _, m int) Cost { return Cost{SendS: h.Time(m)} }
+func (h HockneyModel) Cost(_, _, m int) Cost { return hockneyCost(h.Hockney, m, h.Overlap) }
+
+func hockneyCost(h Hockney, m int, overlap bool) Cost {
+	if overlap {
+		return Cost{SendS: h.BetaSPerByte * float64(m), RestS: h.AlphaS}
+	}
+	return Cost{SendS: h.Time(m)}
+}
 
 // LogGPModel uses LogGP (LogP when G is 0): the sender is busy
 // max(g, o + (m-1)G); the message arrives o + (m-1)G + L + o after the
@@ -51,6 +63,8 @@ type HeteroHockney struct {
 	N int
 	// P[i*N+j] is the model of messages from i to j.
 	P []Hockney
+	// Overlap: see HockneyModel.
+	Overlap bool
 }
 
 // NewHeteroHockney makes an n-rank model with every pair set to def.
@@ -74,8 +88,13 @@ func (h *HeteroHockney) Set(i, j int, m Hockney) error {
 // At returns the model of messages from i to j.
 func (h *HeteroHockney) At(i, j int) Hockney { return h.P[i*h.N+j] }
 
-// Cost implements PairModel with blocking sends, as HockneyModel.
-func (h *HeteroHockney) Cost(i, j, m int) Cost { return Cost{SendS: h.At(i, j).Time(m)} }
+// Cost implements PairModel, blocking or overlapping as HockneyModel.
+func (h *HeteroHockney) Cost(i, j, m int) Cost { return hockneyCost(h.At(i, j), m, h.Overlap) }
+
+// Time predicts one m-byte message from i to j (alpha_ij + beta_ij m):
+// the edge cost of seed 000 Sect. 2.2.1's Prim variants and of the
+// model-based tree builders (coll.CostFunc has this signature).
+func (h *HeteroHockney) Time(i, j, m int) float64 { return h.At(i, j).Time(m) }
 
 // HeteroPLogP holds one PLogP per ordered pair. The sender is busy g(m);
 // the message is at the receiver L after that (one-way time L + g(m)).

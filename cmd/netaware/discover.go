@@ -147,7 +147,7 @@ func writeDiscovery(dir string, o *discover.Outcome, wf *worldFlags, info worldI
 	var m *model.File
 	if o.Dataset.PLogP != nil {
 		var err error
-		if m, err = model.FromDataset(o.Dataset, o.Topology.Levels[0].Groups); err != nil {
+		if m, err = model.FromDataset(o.Dataset, o.Dataset.PLogP.Schedule.Groups); err != nil {
 			return nil, fmt.Errorf("model: %w", err)
 		}
 		if err := m.WriteFile(path("model.json")); err != nil {

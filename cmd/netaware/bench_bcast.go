@@ -1,0 +1,246 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+
+	"netaware/coll"
+	"netaware/tune"
+)
+
+func init() { registerBench(newBenchBcastCmd) }
+
+// bcastBench is the --json output of 'bench bcast'.
+type bcastBench struct {
+	Platform       string             `json:"platform"`
+	Ranks          int                `json:"ranks"`
+	TopologySource string             `json:"topology_source"`
+	SizesBytes     []int              `json:"sizes_bytes"`
+	Series         []bcastSeries      `json:"series"`
+	Tuned          []bcastTunedChoice `json:"tuned"`
+}
+
+type bcastSeries struct {
+	Label string `json:"label"`
+	// MeanS[i] is the mean time at SizesBytes[i] (0: failed).
+	MeanS []float64 `json:"mean_s"`
+}
+
+type bcastTunedChoice struct {
+	Bytes     int     `json:"size_bytes"`
+	Tuned     string  `json:"tuned"`
+	TunedS    float64 `json:"tuned_s"`
+	BaselineS float64 `json:"ompi_fixed_s"`
+	Speedup   float64 `json:"speedup"`
+}
+
+func newBenchBcastCmd() *cobra.Command {
+	var f bcastFlags
+	var asJSON, quiet bool
+	var plotFile, decisionFile string
+	cmd := &cobra.Command{
+		Use:   "bcast",
+		Short: "Broadcast time vs message size per algorithm, and the tuned speed-up over Open MPI's default",
+		Long: `bench bcast measures broadcast algorithms on a simulated platform at every
+message size (same harness as 'netaware tune bcast': W warm-up and N timed
+repetitions, common start times, values within the 90th percentile) and prints
+the mean time per algorithm and size, then the tuned choice per size and its
+speed-up over Open MPI's fixed decision (what MPI_Bcast runs by default).
+
+The tuned choice is the fastest measured algorithm at that size; with
+--decision it is instead what that decision table (from 'netaware tune bcast')
+selects, measured as the "auto" series.
+
+--plot FILE writes FILE.png and FILE.svg: time vs message size per algorithm,
+log-log.
+
+Example:
+  netaware bench bcast --platform dichev-n1 --sizes 1KiB,64KiB,1MiB,4MiB \
+      --algorithms binomial,pipeline,hierarchical,dfs-pipeline --plot n1-bcast`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			w := cmd.OutOrStdout()
+			info := w
+			if asJSON {
+				info = cmd.ErrOrStderr()
+			}
+			s, err := f.setup(info)
+			if err != nil {
+				return err
+			}
+			if len(s.commSizes) > 1 {
+				return usagef("--comm-sizes: bench bcast measures one communicator size (tune bcast takes several)")
+			}
+			cfg := f.config(s)
+			if decisionFile != "" {
+				d, err := coll.ReadDecisionFile(decisionFile)
+				if err != nil {
+					return usagef("--decision: %v", err)
+				}
+				cfg.Decision = d
+				s.algs = append(s.algs, coll.Auto)
+			}
+			if !quiet {
+				cfg.Progress = progress(cmd.ErrOrStderr(), len(s.algs))
+			}
+			ms, err := tune.Run(context.Background(), cfg, s.algs)
+			if err != nil {
+				return err
+			}
+			res := summarizeBench(s, ms, decisionFile != "")
+			if plotFile != "" {
+				if err := plotBench(res, plotFile); err != nil {
+					return err
+				}
+			}
+			if asJSON {
+				enc := json.NewEncoder(w)
+				enc.SetIndent("", " ")
+				return enc.Encode(res)
+			}
+			printBench(w, res)
+			if plotFile != "" {
+				base := strings.TrimSuffix(plotFile, filepath.Ext(plotFile))
+				fmt.Fprintf(w, "wrote %s.png and %s.svg\n", base, base)
+			}
+			return nil
+		},
+	}
+	f.register(cmd, "1,1KiB,16KiB,64KiB,256KiB,1MiB,4MiB")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of tables")
+	cmd.Flags().BoolVar(&quiet, "quiet", false, "no progress bar")
+	cmd.Flags().StringVar(&plotFile, "plot", "", "write a log-log plot to FILE.png and FILE.svg")
+	cmd.Flags().StringVar(&decisionFile, "decision", "", "decision.json from 'tune bcast': measure its choices as the tuned series")
+	return cmd
+}
+
+func summarizeBench(s *bcastSetup, ms []tune.Measurement, withAuto bool) *bcastBench {
+	res := &bcastBench{Platform: s.p.Name, Ranks: s.p.NumRanks(), TopologySource: s.topoSource, SizesBytes: s.sizes}
+	idx := map[int]int{}
+	for i, n := range s.sizes {
+		idx[n] = i
+	}
+	series := map[string]*bcastSeries{}
+	var order []string
+	for _, m := range ms {
+		sr := series[m.Label]
+		if sr == nil {
+			sr = &bcastSeries{Label: m.Label, MeanS: make([]float64, len(s.sizes))}
+			series[m.Label] = sr
+			order = append(order, m.Label)
+		}
+		if m.Err == "" && m.Stats.Kept > 0 && !math.IsNaN(m.Stats.MeanS) {
+			sr.MeanS[idx[m.Bytes]] = m.Stats.MeanS
+		}
+	}
+	for _, l := range order {
+		res.Series = append(res.Series, *series[l])
+	}
+	base := tune.Best(ms, func(a coll.Algorithm) bool { return a.Name == tune.Baseline.Name })
+	var tuned []tune.Pick
+	if withAuto {
+		tuned = tune.Best(ms, func(a coll.Algorithm) bool { return a.Name == coll.Auto.Name })
+	} else {
+		tuned = tune.Best(ms, nil)
+	}
+	for _, t := range tuned {
+		c := bcastTunedChoice{Bytes: t.Bytes, Tuned: t.Label, TunedS: t.MeanS}
+		for _, b := range base {
+			if b.Bytes == t.Bytes {
+				c.BaselineS = b.MeanS
+				c.Speedup = b.MeanS / t.MeanS
+			}
+		}
+		if withAuto {
+			for _, m := range ms {
+				if m.Algorithm.Name == coll.Auto.Name && m.Bytes == t.Bytes {
+					c.Tuned = "auto -> " + m.Resolved.String()
+				}
+			}
+		}
+		res.Tuned = append(res.Tuned, c)
+	}
+	return res
+}
+
+func printBench(w io.Writer, res *bcastBench) {
+	fmt.Fprintf(w, "platform %s, %d ranks, topology: %s\n\n", res.Platform, res.Ranks, res.TopologySource)
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
+	hdr := []string{"algorithm"}
+	for _, n := range res.SizesBytes {
+		hdr = append(hdr, fmtBytes(n))
+	}
+	fmt.Fprintln(tw, strings.Join(hdr, "\t")+"\t")
+	for _, s := range res.Series {
+		row := []string{s.Label}
+		for _, v := range s.MeanS {
+			if v == 0 {
+				row = append(row, "-")
+			} else {
+				row = append(row, fmtSec(v))
+			}
+		}
+		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "size\ttuned\ttime\tompi-fixed\tspeed-up")
+	for _, c := range res.Tuned {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2fx\n", fmtBytes(c.Bytes), c.Tuned, fmtSec(c.TunedS), fmtSec(c.BaselineS), c.Speedup)
+	}
+	tw.Flush()
+}
+
+// plotBench draws time vs message size per algorithm on log-log axes.
+func plotBench(res *bcastBench, file string) error {
+	pl := plot.New()
+	pl.Title.Text = fmt.Sprintf("broadcast on %s (%d ranks)", res.Platform, res.Ranks)
+	pl.X.Label.Text = "message size (bytes)"
+	pl.Y.Label.Text = "time (s)"
+	pl.X.Scale, pl.Y.Scale = plot.LogScale{}, plot.LogScale{}
+	pl.X.Tick.Marker, pl.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
+	pl.Legend.Top, pl.Legend.Left = true, true
+	series := slices.Clone(res.Series)
+	for i, s := range series {
+		var pts plotter.XYs
+		for j, v := range s.MeanS {
+			if v > 0 && res.SizesBytes[j] > 0 {
+				pts = append(pts, plotter.XY{X: float64(res.SizesBytes[j]), Y: v})
+			}
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		l, p, err := plotter.NewLinePoints(pts)
+		if err != nil {
+			return fmt.Errorf("plot %s: %w", s.Label, err)
+		}
+		l.Color = plotutil.Color(i)
+		l.Dashes = plotutil.Dashes(i / 7)
+		p.Color = plotutil.Color(i)
+		p.Shape = plotutil.Shape(i)
+		pl.Add(l, p)
+		pl.Legend.Add(s.Label, l, p)
+	}
+	base := strings.TrimSuffix(file, filepath.Ext(file))
+	for _, ext := range []string{".png", ".svg"} {
+		if err := pl.Save(8*vg.Inch, 6*vg.Inch, base+ext); err != nil {
+			return fmt.Errorf("plot %s%s: %w", base, ext, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,362 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"netaware/coll"
+	"netaware/model"
+	"netaware/platform"
+	"netaware/topo"
+	"netaware/tune"
+)
+
+func init() { register(newTuneCmd) }
+
+func newTuneCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "tune",
+		Short: "Benchmark collectives and write decision tables and MPI rule files",
+		Long: `tune benchmarks collective algorithms on a simulated platform, picks the
+fastest per message size, and writes the choice for netaware's own collectives
+(decision.json) and for MPI libraries (Open MPI coll/tuned rules, MPICH
+collective selection JSON).
+
+Example:
+  netaware tune bcast --platform zhu-2racks --out tuned/`,
+	}
+	cmd.AddCommand(newTuneBcastCmd())
+	return cmd
+}
+
+// bcastFlags are the flags 'tune bcast' and 'bench bcast' share.
+type bcastFlags struct {
+	platform   string
+	topology   string
+	sizes      string
+	algorithms string
+	segs       string
+	bases      string
+	reps       int
+	warmup     int
+	perHost    int
+	order      string
+	commSizes  string
+	model      string
+	noNoise    bool
+	seed       int64
+}
+
+func (f *bcastFlags) register(cmd *cobra.Command, defaultSizes string) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.platform, "platform", "", "simulated platform: built-in name or platform.yaml (required)")
+	fl.StringVar(&f.topology, "topology", "", "topology.json for topology-aware algorithms (default: the platform's ground-truth levels)")
+	fl.StringVar(&f.sizes, "sizes", defaultSizes, "message sizes, comma-separated (units: 4KiB, 1MiB)")
+	fl.StringVar(&f.algorithms, "algorithms", "", "algorithms to try, comma-separated (default: all; see 'netaware tune bcast --help')")
+	fl.StringVar(&f.segs, "segs", "8KiB,32KiB,128KiB", "segment sizes for segmented algorithms")
+	fl.StringVar(&f.bases, "bases", "binomial,pipeline", "algorithms used inside sub-communicators by magpie2 and hierarchical")
+	fl.IntVar(&f.reps, "reps", 5, "timed repetitions N per algorithm and size (seed 003 used 1000 on real machines)")
+	fl.IntVar(&f.warmup, "warmup", 1, "warm-up repetitions W, discarded (seed 003: 50-100 on real machines)")
+	fl.StringVar(&f.model, "model", "", "model.json (per-pair Hockney) for the performance-aware builders model-binomial, prim, traff")
+	fl.StringVar(&f.commSizes, "comm-sizes", "", "communicator sizes to tune, ascending, each measured on ranks 0..q-1 (default: all ranks)")
+	fl.IntVar(&f.perHost, "per-host", 0, "ranks per host (0: the platform's placement)")
+	fl.StringVar(&f.order, "order", "", "rank placement over hosts: block or cyclic (with --per-host)")
+	fl.BoolVar(&f.noNoise, "no-noise", false, "switch off the platform's noise")
+	fl.Int64Var(&f.seed, "seed", 0, "noise seed (0: the platform's)")
+}
+
+// bcastSetup is what the shared flags resolve to.
+type bcastSetup struct {
+	p          *platform.Platform
+	t          *topo.Topology
+	topoSource string
+	sizes      []int
+	commSizes  []int
+	algs       []coll.Algorithm
+	cost       coll.CostFunc
+}
+
+func parseByteList(flag, s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		v, err := platform.ParseSize(f)
+		if err != nil || v < 0 || v > 1<<31 {
+			return nil, usagef("--%s %q: want sizes such as 1,4KiB,1MiB (up to 2 GiB)", flag, f)
+		}
+		out = append(out, int(v))
+	}
+	if len(out) == 0 {
+		return nil, usagef("--%s: no sizes", flag)
+	}
+	return out, nil
+}
+
+func (f *bcastFlags) setup(w io.Writer) (*bcastSetup, error) {
+	if f.platform == "" {
+		return nil, usagef("--platform is required (a built-in name, see 'netaware platform list', or a platform.yaml)")
+	}
+	if f.reps < 1 || f.warmup < 0 {
+		return nil, usagef("--reps must be >= 1 and --warmup >= 0")
+	}
+	p, err := platform.Load(f.platform)
+	if err != nil {
+		return nil, err
+	}
+	if f.perHost > 0 || f.order != "" {
+		per, order := p.Placement()
+		if f.perHost > 0 {
+			per = f.perHost
+		}
+		if f.order != "" {
+			order = f.order
+		}
+		if p, err = p.Place(per, order); err != nil {
+			return nil, usagef("--per-host/--order: %v", err)
+		}
+	}
+	if f.noNoise {
+		p = p.WithoutNoise()
+	}
+	s := &bcastSetup{p: p}
+	if s.sizes, err = parseByteList("sizes", f.sizes); err != nil {
+		return nil, err
+	}
+	if f.topology != "" {
+		t, err := topo.ReadFile(f.topology)
+		if err != nil {
+			return nil, usagef("--topology: %v", err)
+		}
+		if t.Size != p.NumRanks() {
+			return nil, usagef("--topology %s has %d ranks, the platform %d", f.topology, t.Size, p.NumRanks())
+		}
+		s.t, s.topoSource = t, f.topology
+	} else {
+		var lv []topo.Level
+		var names []string
+		for _, l := range p.Truth() {
+			lv = append(lv, topo.Level{Name: l.Name, Groups: l.Groups})
+			names = append(names, fmt.Sprintf("%s (%d groups)", l.Name, len(l.Groups)))
+		}
+		s.t = tune.TruthTopology(lv, p.NumRanks())
+		s.topoSource = "platform ground truth"
+		fmt.Fprintf(w, "topology: none given, using the platform's ground-truth levels: %s\n", strings.Join(names, ", "))
+	}
+	if f.commSizes != "" {
+		for _, x := range strings.Split(f.commSizes, ",") {
+			q, err := strconv.Atoi(strings.TrimSpace(x))
+			if err != nil || q < 1 || q > p.NumRanks() || (len(s.commSizes) > 0 && q <= s.commSizes[len(s.commSizes)-1]) {
+				return nil, usagef("--comm-sizes %q: want ascending sizes between 1 and %d", f.commSizes, p.NumRanks())
+			}
+			s.commSizes = append(s.commSizes, q)
+		}
+	}
+	segs, err := parseByteList("segs", f.segs)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	if f.algorithms != "" {
+		for _, n := range strings.Split(f.algorithms, ",") {
+			if n = strings.TrimSpace(n); n != "" && n != tune.Baseline.Name {
+				names = append(names, n)
+			}
+		}
+	}
+	if f.model != "" {
+		mf, err := model.ReadFile(f.model)
+		if err != nil {
+			return nil, usagef("--model: %v", err)
+		}
+		if mf.Size != p.NumRanks() {
+			return nil, usagef("--model %s has %d ranks, the platform %d", f.model, mf.Size, p.NumRanks())
+		}
+		h, err := mf.HeteroHockney()
+		if err != nil {
+			return nil, usagef("--model: %v", err)
+		}
+		s.cost = h.Time
+	}
+	var bases []string
+	for _, b := range strings.Split(f.bases, ",") {
+		if b = strings.TrimSpace(b); b != "" {
+			bases = append(bases, b)
+		}
+	}
+	if s.algs, err = tune.Candidates(p.NumRanks(), s.t, tune.CandidateOptions{SegSizes: segs, Names: names, Bases: bases, Cost: s.cost}); err != nil {
+		return nil, usagef("--algorithms: %v", err)
+	}
+	s.algs = append([]coll.Algorithm{tune.Baseline}, s.algs...)
+	return s, nil
+}
+
+func (f *bcastFlags) config(s *bcastSetup) tune.BenchConfig {
+	cfg := tune.BenchConfig{Platform: s.p, Topology: s.t, Sizes: s.sizes, Reps: f.reps, Warmup: f.warmup, CommSizes: s.commSizes, Cost: s.cost}
+	if f.warmup == 0 {
+		cfg.Warmup = -1 // explicit zero: no warm-up beyond the window calibration
+	}
+	cfg.Sim.Seed = f.seed
+	return cfg
+}
+
+func progress(w io.Writer, total int) func(done, total int, a coll.Algorithm) {
+	bar := progressbar.NewOptions(total, progressbar.OptionSetWriter(w), progressbar.OptionSetDescription("benchmarking"), progressbar.OptionClearOnFinish())
+	return func(done, _ int, a coll.Algorithm) {
+		bar.Describe(a.String())
+		_ = bar.Set(done)
+	}
+}
+
+// algorithmList is the --algorithms help: every algorithm tune can try.
+func algorithmList() string {
+	var blind, aware, perf []string
+	for _, in := range coll.Algorithms() {
+		switch {
+		case in.Name == "auto" || in.Name == "ompi-fixed":
+		case in.TopologyAware:
+			aware = append(aware, in.Name)
+		case in.ModelAware:
+			perf = append(perf, in.Name)
+		default:
+			blind = append(blind, in.Name)
+		}
+	}
+	return "Algorithms (--algorithms): topology-blind " + strings.Join(blind, ", ") +
+		"; topology-aware " + strings.Join(aware, ", ") +
+		"; performance-aware (with --model) " + strings.Join(perf, ", ") + "."
+}
+
+func newTuneBcastCmd() *cobra.Command {
+	var f bcastFlags
+	var out string
+	var quiet bool
+	cmd := &cobra.Command{
+		Use:   "bcast",
+		Short: "Tune MPI_Bcast: best algorithm per message size, as decision table and MPI rule files",
+		Long: fmt.Sprintf(`tune bcast measures every applicable broadcast algorithm (topology-blind ones,
+and topology-aware ones at every topology level) times segment size at every
+message size in the simulator, with W warm-up and N timed repetitions started
+ReproMPI style (common start time after a barrier, fixed window), keeping the
+values within the 90th percentile (seed 003 Sect. 6.5). It then picks the
+fastest per message size and writes into --out:
+
+  decision.json     for netaware's coll.Bcast(..., coll.Auto)
+  ompi-rules.conf   Open MPI coll/tuned dynamic rules (classic format)
+  ompi-rules.json   the same as Open MPI 6's JSON rules file
+  mpich-coll.json   MPICH collective selection (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE)
+  bench.json        every measured time and every choice
+
+--comm-sizes 16,64,360 tunes several communicator sizes (each on ranks
+0..q-1 of the platform, with the topology cut to them); the files then hold
+one block per size.
+
+Where the fastest algorithm has no equivalent in a library (topology-aware
+ones), that library's file gets the fastest algorithm it can run, and the
+table says how much slower it is. The Open MPI fixed decision (what MPI_Bcast
+runs by default) is always measured as the baseline.
+
+%s
+
+Use the files with:
+  mpirun --mca coll_tuned_use_dynamic_rules 1 \
+         --mca coll_tuned_dynamic_rules_filename DIR/ompi-rules.conf ./app
+  MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=DIR/mpich-coll.json mpiexec ./app
+
+Example:
+  netaware tune bcast --platform zhu-2racks --per-host 12 --out tuned/ \
+      --sizes 1,1KiB,64KiB,1MiB,4MiB --reps 5`, algorithmList()),
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usagef("--out DIR is required")
+			}
+			w := cmd.OutOrStdout()
+			s, err := f.setup(w)
+			if err != nil {
+				return err
+			}
+			cfg := f.config(s)
+			if !quiet {
+				cfg.Progress = progress(cmd.ErrOrStderr(), len(s.algs)*max(len(s.commSizes), 1))
+			}
+			fmt.Fprintf(w, "platform %s: %d ranks; %d algorithm configurations x %d sizes, %d+%d repetitions each\n",
+				s.p.Name, s.p.NumRanks(), len(s.algs), len(s.sizes), f.warmup, f.reps)
+			ms, err := tune.Run(context.Background(), cfg, s.algs)
+			if err != nil {
+				return err
+			}
+			rep := &tune.Report{Version: tune.ReportVersion, Platform: s.p.Name, Ranks: s.p.NumRanks(), TopologySource: s.topoSource,
+				Reps: f.reps, Warmup: f.warmup, SizesBytes: s.sizes, Measurements: ms}
+			header := []string{
+				fmt.Sprintf("netaware tune bcast: platform %s, %d ranks, topology: %s", s.p.Name, s.p.NumRanks(), s.topoSource),
+				"use: mpirun --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename THIS_FILE",
+			}
+			o, err := tune.Decide(rep, s.t, header)
+			if err != nil {
+				return err
+			}
+			files, err := o.WriteAll(out)
+			if err != nil {
+				return err
+			}
+			printChoices(w, rep)
+			for _, f := range files {
+				fmt.Fprintf(w, "wrote %s\n", f)
+			}
+			return nil
+		},
+	}
+	f.register(cmd, "1,1KiB,16KiB,64KiB,256KiB,1MiB,4MiB")
+	cmd.Flags().StringVar(&out, "out", "", "directory for the decision table, rule files and bench.json (required)")
+	cmd.Flags().BoolVar(&quiet, "quiet", false, "no progress bar")
+	return cmd
+}
+
+func fmtBytes(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%dMiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%dKiB", n>>10)
+	}
+	return fmt.Sprintf("%dB", n)
+}
+
+func fmtSec(s float64) string { return platform.FormatTime(s) }
+
+// printChoices prints the per-size choices for people.
+func printChoices(w io.Writer, rep *tune.Report) {
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ranks\tsize\tbest\ttime\tompi-fixed\tspeed-up\tbest blind\tOpen MPI file\tMPICH file")
+	for _, c := range rep.Choices {
+		blind := "-"
+		if c.BestBlind != nil {
+			blind = fmt.Sprintf("%s %s", c.BestBlind.Label, fmtSec(c.BestBlind.MeanS))
+		}
+		lib := func(l *tune.LibChoice) string {
+			if l == nil {
+				return "-"
+			}
+			if l.SameAsBest {
+				return "same"
+			}
+			if r := l.MeanS / c.Best.MeanS; r > 1.005 {
+				return fmt.Sprintf("%s (%.2fx slower)", l.Label, r)
+			}
+			return l.Label + " (same time)"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s %s\t%.2fx\t%s\t%s\t%s\n", c.Ranks, fmtBytes(c.Bytes), c.Best.Label, fmtSec(c.Best.MeanS),
+			c.Baseline.Label, fmtSec(c.Baseline.MeanS), c.Speedup, blind, lib(c.OMPI), lib(c.MPICH))
+	}
+	tw.Flush()
+}

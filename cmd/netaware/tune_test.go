@@ -1,0 +1,174 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"netaware/coll"
+	"netaware/model"
+	"netaware/tune"
+)
+
+const tinyPlatform = "../../tune/testdata/tiny-2racks.yaml"
+
+func TestTuneBcastWritesAllFiles(t *testing.T) {
+	dir := t.TempDir()
+	out, err := runSimCLI(t, "tune", "bcast", "--platform", tinyPlatform, "--out", dir, "--quiet",
+		"--sizes", "1,64KiB,1MiB", "--reps", "3", "--algorithms", "binomial,pipeline,hierarchical,magpie2", "--segs", "8KiB", "--bases", "binomial")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(out, "using the platform's ground-truth levels") {
+		t.Errorf("output does not say the topology defaulted to the ground truth:\n%s", out)
+	}
+	for _, f := range []string{"ompi-rules.conf", "ompi-rules.json", "mpich-coll.json", "decision.json", "bench.json"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	d, err := coll.ReadDecisionFile(filepath.Join(dir, "decision.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := d.Lookup(16, 1<<20); !ok {
+		t.Errorf("decision has no rule for 16 ranks")
+	}
+	var rep tune.Report
+	b, _ := os.ReadFile(filepath.Join(dir, "bench.json"))
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	// Baseline + binomial + pipeline + hierarchical + magpie2 at 3 levels, 3 sizes.
+	if len(rep.Measurements) != 7*3 || rep.TopologySource != "platform ground truth" || len(rep.Choices) != 3 {
+		t.Errorf("bench.json: %d measurements, topology %q, %d choices", len(rep.Measurements), rep.TopologySource, len(rep.Choices))
+	}
+	conf, _ := os.ReadFile(filepath.Join(dir, "ompi-rules.conf"))
+	if !strings.Contains(string(conf), "\n7 # collective id: bcast\n") || !strings.Contains(string(conf), "\n16 # communicator size\n") {
+		t.Errorf("rules file:\n%s", conf)
+	}
+}
+
+func TestTuneBcastSeveralCommSizes(t *testing.T) {
+	dir := t.TempDir()
+	out, err := runSimCLI(t, "tune", "bcast", "--platform", tinyPlatform, "--out", dir, "--quiet",
+		"--sizes", "1KiB,1MiB", "--reps", "2", "--algorithms", "binomial,pipeline", "--segs", "8KiB", "--comm-sizes", "8,16")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	d, err := coll.ReadDecisionFile(filepath.Join(dir, "decision.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Rules) != 2 || d.Rules[0].MinRanks != 8 || d.Rules[1].MinRanks != 16 {
+		t.Fatalf("decision rules %+v", d.Rules)
+	}
+	if _, err := runSimCLI(t, "tune", "bcast", "--platform", tinyPlatform, "--out", dir, "--comm-sizes", "16,8"); err == nil {
+		t.Errorf("descending --comm-sizes accepted")
+	}
+}
+
+func TestTuneBcastWithModel(t *testing.T) {
+	dir := t.TempDir()
+	mf := &model.File{Version: model.Version, Size: 16,
+		Groups:  [][]int{{0, 1, 2, 3}, {4, 5, 6, 7}, {8, 9, 10, 11}, {12, 13, 14, 15}},
+		Hockney: &model.HockneySection{Default: &model.Hockney{AlphaS: 220e-6, BetaSPerByte: 8e-9}}}
+	for g := range 4 {
+		mf.Hockney.GroupPairs = append(mf.Hockney.GroupPairs, model.HockneyEntry{A: g, B: g, Hockney: model.Hockney{AlphaS: 1e-6, BetaSPerByte: 5e-11}})
+	}
+	mpath := filepath.Join(dir, "model.json")
+	if err := mf.WriteFile(mpath); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runSimCLI(t, "tune", "bcast", "--platform", tinyPlatform, "--out", dir, "--quiet", "--model", mpath,
+		"--sizes", "1MiB", "--reps", "2", "--algorithms", "binomial,model-binomial,prim")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var rep tune.Report
+	b, _ := os.ReadFile(filepath.Join(dir, "bench.json"))
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	labels := map[string]bool{}
+	for _, m := range rep.Measurements {
+		labels[m.Label] = m.Err == ""
+	}
+	if !labels["model-binomial"] || !labels["prim"] {
+		t.Fatalf("performance-aware builders not measured: %v", labels)
+	}
+	bad := &model.File{Version: model.Version, Size: 4, Hockney: &model.HockneySection{Default: &model.Hockney{}}}
+	bpath := filepath.Join(dir, "bad.json")
+	_ = bad.WriteFile(bpath)
+	_, err = runSimCLI(t, "tune", "bcast", "--platform", tinyPlatform, "--out", dir, "--model", bpath)
+	var ue *usageError
+	if !errors.As(err, &ue) {
+		t.Errorf("a 4-rank model for 16 ranks: %v, want a usage error", err)
+	}
+}
+
+func TestBenchBcastJSONAndPlot(t *testing.T) {
+	dir := t.TempDir()
+	plotBase := filepath.Join(dir, "bcast")
+	out, err := runSimCLI(t, "bench", "bcast", "--platform", tinyPlatform, "--sizes", "1KiB,256KiB", "--reps", "2",
+		"--algorithms", "binomial,hierarchical", "--bases", "binomial", "--json", "--plot", plotBase+".png")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var res bcastBench
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if res.Ranks != 16 || len(res.Series) != 3 || len(res.Tuned) != 2 {
+		t.Fatalf("result %+v", res)
+	}
+	for _, c := range res.Tuned {
+		if c.Speedup < 1 {
+			t.Errorf("%d bytes: tuned %s slower than ompi-fixed (%.2f)", c.Bytes, c.Tuned, c.Speedup)
+		}
+	}
+	for _, ext := range []string{".png", ".svg"} {
+		if st, err := os.Stat(plotBase + ext); err != nil || st.Size() == 0 {
+			t.Errorf("plot %s: %v", ext, err)
+		}
+	}
+}
+
+func TestBenchBcastWithDecision(t *testing.T) {
+	dir := t.TempDir()
+	if out, err := runSimCLI(t, "tune", "bcast", "--platform", tinyPlatform, "--out", dir, "--quiet",
+		"--sizes", "1KiB,1MiB", "--reps", "2", "--algorithms", "binomial,pipeline", "--segs", "8KiB"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	out, err := runSimCLI(t, "bench", "bcast", "--platform", tinyPlatform, "--sizes", "1KiB,1MiB", "--reps", "2",
+		"--algorithms", "binomial", "--decision", filepath.Join(dir, "decision.json"))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(out, "auto -> ") {
+		t.Errorf("tuned series does not show what auto resolved to:\n%s", out)
+	}
+}
+
+func TestTuneBadInputIsUsageError(t *testing.T) {
+	for _, args := range [][]string{
+		{"tune", "bcast", "--platform", tinyPlatform},
+		{"tune", "bcast", "--out", t.TempDir()},
+		{"tune", "bcast", "--platform", tinyPlatform, "--out", t.TempDir(), "--sizes", "lots"},
+		{"tune", "bcast", "--platform", tinyPlatform, "--out", t.TempDir(), "--algorithms", "nope"},
+		{"tune", "bcast", "--platform", tinyPlatform, "--out", t.TempDir(), "--reps", "0"},
+		{"tune", "bcast", "--platform", tinyPlatform, "--out", t.TempDir(), "--per-host", "99"},
+		{"bench", "bcast", "--platform", tinyPlatform, "--topology", "/nonexistent.json"},
+		{"bench", "bcast", "--platform", tinyPlatform, "--comm-sizes", "4,8"},
+		{"tune", "bcast", "--platform", tinyPlatform, "--out", t.TempDir(), "--comm-sizes", "99"},
+	} {
+		_, err := runSimCLI(t, args...)
+		var ue *usageError
+		if !errors.As(err, &ue) {
+			t.Errorf("%v: got %v, want a usage error", args, err)
+		}
+	}
+}

@@ -1,0 +1,269 @@
+package tune
+
+// MPI acceptance: the rule files tune writes are read and applied by real
+// Open MPI and MPICH. The tests compile testdata/bcast_check.c and run it on
+// 4 local ranks; they skip when the MPI packages are absent (Debian:
+// apt-get install openmpi-bin libopenmpi-dev mpich libmpich-dev).
+//
+// "Applied" is shown without a debug build of either library: a probe copy
+// of the file replaces the algorithm of one size range with one the library
+// cannot run (Open MPI: algorithm id 99, which MPI_Bcast rejects with
+// MPI_ERR_ARG; MPICH: the inter-communicator algorithm, which crashes on an
+// intra-communicator). Broadcasts whose size falls in that range fail and
+// the others pass, which proves the library maps sizes onto our rules at
+// exactly our boundaries.
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"netaware/coll"
+)
+
+const mpiRanks = 4
+
+// probeRanges are three size ranges with algorithms both libraries have.
+var probeRanges = []Range{
+	{FromBytes: 0, BelowBytes: 2048, Algorithm: coll.Algorithm{Name: "binomial"}},
+	{FromBytes: 2048, BelowBytes: 65536, Algorithm: coll.Algorithm{Name: "scatter-allgather"}},
+	{FromBytes: 65536, Algorithm: coll.Algorithm{Name: "scatter-allgather-ring"}},
+}
+
+func needTools(t *testing.T, tools ...string) {
+	t.Helper()
+	for _, tool := range tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not installed: skipping the MPI acceptance test (Debian: apt-get install -y openmpi-bin libopenmpi-dev mpich libmpich-dev)", tool)
+		}
+	}
+}
+
+func compileCheck(t *testing.T, mpicc string) string {
+	t.Helper()
+	src, err := filepath.Abs("testdata/bcast_check.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "bcast_check")
+	out, err := exec.Command(mpicc, "-O1", "-o", bin, src).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", mpicc, err, out)
+	}
+	return bin
+}
+
+// runMPI runs the check program on mpiRanks ranks for the given sizes and
+// returns its output and whether it succeeded.
+func runMPI(t *testing.T, argv []string, env []string, sizes ...int) (string, bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	args := append([]string(nil), argv[1:]...)
+	for _, s := range sizes {
+		args = append(args, strconv.Itoa(s))
+	}
+	cmd := exec.CommandContext(ctx, argv[0], args...)
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	ok := err == nil && strings.Contains(string(out), fmt.Sprintf("bcast_check ok P=%d", mpiRanks))
+	if ctx.Err() != nil {
+		t.Fatalf("%v timed out:\n%s", argv, out)
+	}
+	return string(out), ok
+}
+
+func writeTemp(t *testing.T, name string, data []byte) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// tunedFiles runs the tuner on a 4-rank slice of the test platform and
+// returns its outputs: the files a user would hand to the library.
+func tunedFiles(t *testing.T) *Outputs {
+	t.Helper()
+	tunedOnce.Do(func() { tunedOut, tunedErr = tuneFour(t) })
+	if tunedErr != nil {
+		t.Fatal(tunedErr)
+	}
+	return tunedOut
+}
+
+var (
+	tunedOnce sync.Once
+	tunedOut  *Outputs
+	tunedErr  error
+)
+
+func tuneFour(t *testing.T) (*Outputs, error) {
+	p, err := tinyPlatform(t).Place(1, "block")
+	if err != nil {
+		return nil, err
+	}
+	if p.NumRanks() != mpiRanks {
+		return nil, fmt.Errorf("tuning platform has %d ranks", p.NumRanks())
+	}
+	tp := truthOf(p)
+	algs, err := Candidates(p.NumRanks(), tp, CandidateOptions{SegSizes: []int{16384}})
+	if err != nil {
+		return nil, err
+	}
+	algs = append([]coll.Algorithm{Baseline}, algs...)
+	cfg := BenchConfig{Platform: p, Topology: tp, Sizes: []int{1, 1024, 65536, 1 << 20}, Reps: 3, Warmup: 1}
+	ms, err := Run(context.Background(), cfg, algs)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Version: ReportVersion, Platform: p.Name, Ranks: p.NumRanks(), Measurements: ms, SizesBytes: cfg.Sizes}
+	out, err := Decide(rep, tp, []string{"MPI acceptance test"})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func ompiMajor(t *testing.T) int {
+	cmd := exec.Command("mpirun.openmpi", "--version")
+	cmd.Env = append(os.Environ(), "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return 0
+	}
+	m := regexp.MustCompile(`\((?:Open MPI|OpenRTE)\)\s+(\d+)\.`).FindSubmatch(out)
+	if m == nil {
+		return 0
+	}
+	v, _ := strconv.Atoi(string(m[1]))
+	return v
+}
+
+func TestOpenMPIReadsAndAppliesRules(t *testing.T) {
+	needTools(t, "mpicc.openmpi", "mpirun.openmpi")
+	bin := compileCheck(t, "mpicc.openmpi")
+	env := []string{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "OMPI_MCA_btl=self,vader,tcp"}
+	run := func(rules string, sizes ...int) (string, bool) {
+		argv := []string{"mpirun.openmpi", "--oversubscribe", "-n", strconv.Itoa(mpiRanks),
+			"--mca", "coll_tuned_use_dynamic_rules", "1",
+			"--mca", "coll_tuned_dynamic_rules_filename", rules, bin}
+		return runMPI(t, argv, env, sizes...)
+	}
+	classic := func(rs []Range) string {
+		rules, err := OMPIRules(rs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := WriteOMPIClassic([]string{"probe"}, []OMPIBlock{{Ranks: mpiRanks, Rules: rules}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	t.Run("tuned file runs", func(t *testing.T) {
+		out := tunedFiles(t)
+		if out.OMPIConf == "" {
+			t.Fatal("no Open MPI rules")
+		}
+		if o, ok := run(writeTemp(t, "ompi-rules.conf", []byte(out.OMPIConf)), 1, 1000, 100000, 1<<20); !ok {
+			t.Fatalf("Open MPI with the tuned rules:\n%s\nrules:\n%s", o, out.OMPIConf)
+		}
+	})
+	good := classic(probeRanges)
+	if o, ok := run(writeTemp(t, "good.conf", []byte(good)), 1, 2047, 2048, 65535, 65536, 300000); !ok {
+		t.Fatalf("Open MPI with the probe rules:\n%s", o)
+	}
+	for i, r := range probeRanges {
+		rules, _ := OMPIRules(probeRanges)
+		rules[i].Alg = 99
+		text, err := WriteOMPIClassic([]string{fmt.Sprintf("range %d disabled", i)}, []OMPIBlock{{Ranks: mpiRanks, Rules: rules}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := writeTemp(t, fmt.Sprintf("probe%d.conf", i), []byte(text))
+		if o, ok := run(path, max(r.FromBytes, 1)); ok {
+			t.Errorf("range %d: a %d-byte broadcast did not use rule %d (ok=%v):\n%s", i, max(r.FromBytes, 1), i, ok, o)
+		}
+		if i > 0 {
+			if o, ok := run(path, r.FromBytes-1); !ok {
+				t.Errorf("range %d: a %d-byte broadcast used the disabled rule:\n%s", i, r.FromBytes-1, o)
+			}
+		}
+	}
+	t.Run("json rules", func(t *testing.T) {
+		if v := ompiMajor(t); v < 6 {
+			t.Skipf("Open MPI %d reads only the classic rules file (the JSON reader is in Open MPI 6.0)", v)
+		}
+		rules, _ := OMPIRules(probeRanges)
+		b, err := WriteOMPIJSON([]OMPIBlock{{Ranks: mpiRanks, Rules: rules}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o, ok := run(writeTemp(t, "rules.json", b), 1, 2048, 65536); !ok {
+			t.Fatalf("Open MPI with JSON rules:\n%s", o)
+		}
+	})
+}
+
+func TestMPICHReadsAndAppliesSelection(t *testing.T) {
+	needTools(t, "mpicc.mpich", "mpirun.mpich")
+	bin := compileCheck(t, "mpicc.mpich")
+	run := func(file string, sizes ...int) (string, bool) {
+		argv := []string{"mpirun.mpich", "-n", strconv.Itoa(mpiRanks), bin}
+		return runMPI(t, argv, []string{"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=" + file}, sizes...)
+	}
+	mranges := func(rs []Range) []MPICHRange {
+		var out []MPICHRange
+		for _, r := range rs {
+			name, _, ok := MPICHEquivalent(r.Algorithm, nil)
+			if !ok {
+				t.Fatalf("%s has no MPICH equivalent", r.Algorithm)
+			}
+			out = append(out, MPICHRange{FromBytes: r.FromBytes, BelowBytes: r.BelowBytes, Algorithm: name})
+		}
+		return out
+	}
+	t.Run("tuned file runs", func(t *testing.T) {
+		out := tunedFiles(t)
+		if out.MPICHJSON == nil {
+			t.Fatal("no MPICH file")
+		}
+		if o, ok := run(writeTemp(t, "mpich-coll.json", out.MPICHJSON), 1, 1000, 100000, 1<<20); !ok {
+			t.Fatalf("MPICH with the tuned selection:\n%s\nfile:\n%s", o, out.MPICHJSON)
+		}
+	})
+	good, err := WriteMPICH([]MPICHBlock{{Ranks: mpiRanks, Ranges: mranges(probeRanges)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, ok := run(writeTemp(t, "good.json", good), 1, 2047, 2048, 65535, 65536, 300000); !ok {
+		t.Fatalf("MPICH with the probe selection:\n%s", o)
+	}
+	for i, r := range probeRanges {
+		mr := mranges(probeRanges)
+		mr[i].Algorithm = mpichInterBcast
+		b, err := WriteMPICH([]MPICHBlock{{Ranks: mpiRanks, Ranges: mr}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := writeTemp(t, fmt.Sprintf("probe%d.json", i), b)
+		if o, ok := run(path, max(r.FromBytes, 1)); ok {
+			t.Errorf("range %d: a %d-byte broadcast did not use rule %d:\n%s", i, max(r.FromBytes, 1), i, o)
+		}
+		if i > 0 {
+			if o, ok := run(path, r.FromBytes-1); !ok {
+				t.Errorf("range %d: a %d-byte broadcast used the disabled rule:\n%s", i, r.FromBytes-1, o)
+			}
+		}
+	}
+}

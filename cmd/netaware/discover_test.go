@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"netaware/launch"
 	"netaware/topo"
 )
 
@@ -52,34 +49,7 @@ func TestDiscoverOverTCP(t *testing.T) {
 	t.Run("MpirunLikeEnvironment", func(t *testing.T) {
 		const n = 3
 		dir := t.TempDir()
-		coord, err := launch.FreePort("127.0.0.1")
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmds := make([]*exec.Cmd, n)
-		outs := make([]*bytes.Buffer, n)
-		for r := 0; r < n; r++ {
-			cmds[r] = exec.Command(bin, "discover", "--level", "standard", "--out", dir)
-			cmds[r].Env = append(cleanEnv(),
-				fmt.Sprintf("OMPI_COMM_WORLD_RANK=%d", r), fmt.Sprintf("OMPI_COMM_WORLD_SIZE=%d", n),
-				"NETAWARE_COORDINATOR="+coord, "NETAWARE_TOKEN=mpirun-secret")
-			outs[r] = &bytes.Buffer{}
-			cmds[r].Stdout, cmds[r].Stderr = outs[r], outs[r]
-			if err := cmds[r].Start(); err != nil {
-				t.Fatal(err)
-			}
-		}
-		timer := time.AfterFunc(120*time.Second, func() {
-			for _, c := range cmds {
-				c.Process.Kill()
-			}
-		})
-		defer timer.Stop()
-		for r, c := range cmds {
-			if err := c.Wait(); err != nil {
-				t.Errorf("rank %d: %v\n%s", r, err, outs[r])
-			}
-		}
+		outs := startLikeMpirun(t, bin, n, 120*time.Second, "discover", "--level", "standard", "--out", dir)
 		if t.Failed() {
 			return
 		}

@@ -105,10 +105,12 @@ func launchReportsFailedRank(t *testing.T, bin string) {
 	}
 }
 
-// mpirunLikeEnvironment starts the ranks the way mpirun would (Open MPI's
-// rank variables, plus the coordinator and token passed with -x).
-func mpirunLikeEnvironment(t *testing.T, bin string) {
-	const n = 3
+// startLikeMpirun starts n processes of bin with args the way mpirun would
+// (Open MPI's rank variables, plus the coordinator and token passed with
+// -x), waits for them (killing them after timeout) and returns each rank's
+// output; a rank that fails fails the test.
+func startLikeMpirun(t *testing.T, bin string, n int, timeout time.Duration, args ...string) []*bytes.Buffer {
+	t.Helper()
 	coord, err := launch.FreePort("127.0.0.1")
 	if err != nil {
 		t.Fatal(err)
@@ -116,7 +118,7 @@ func mpirunLikeEnvironment(t *testing.T, bin string) {
 	cmds := make([]*exec.Cmd, n)
 	outs := make([]*bytes.Buffer, n)
 	for r := 0; r < n; r++ {
-		cmds[r] = exec.Command(bin, quickPingpong...)
+		cmds[r] = exec.Command(bin, args...)
 		cmds[r].Env = append(cleanEnv(),
 			fmt.Sprintf("OMPI_COMM_WORLD_RANK=%d", r), fmt.Sprintf("OMPI_COMM_WORLD_SIZE=%d", n),
 			"NETAWARE_COORDINATOR="+coord, "NETAWARE_TOKEN=mpirun-secret")
@@ -127,7 +129,7 @@ func mpirunLikeEnvironment(t *testing.T, bin string) {
 			t.Fatal(err)
 		}
 	}
-	timer := time.AfterFunc(60*time.Second, func() {
+	timer := time.AfterFunc(timeout, func() {
 		for _, c := range cmds {
 			c.Process.Kill()
 		}
@@ -138,6 +140,14 @@ func mpirunLikeEnvironment(t *testing.T, bin string) {
 			t.Errorf("rank %d: %v\n%s", r, err, outs[r])
 		}
 	}
+	return outs
+}
+
+// mpirunLikeEnvironment runs the ping-pong benchmark on ranks started the
+// way mpirun starts them.
+func mpirunLikeEnvironment(t *testing.T, bin string) {
+	const n = 3
+	outs := startLikeMpirun(t, bin, n, 60*time.Second, quickPingpong...)
 	if t.Failed() {
 		return
 	}

@@ -150,25 +150,7 @@ func simPattern(name string, buf []byte) (func(ctx context.Context, c comm.Comm)
 	switch name {
 	case "bcast":
 		return func(ctx context.Context, c comm.Comm) error {
-			n, me := c.Size(), c.Rank()
-			mask := 1
-			for mask < n {
-				if me&mask != 0 {
-					if _, err := c.Recv(ctx, me-mask, 0, buf); err != nil {
-						return err
-					}
-					break
-				}
-				mask <<= 1
-			}
-			for mask >>= 1; mask > 0; mask >>= 1 {
-				if me+mask < n {
-					if err := c.Send(ctx, me+mask, 0, buf); err != nil {
-						return err
-					}
-				}
-			}
-			return nil
+			return sim.BinomialBcast(ctx, c, buf)
 		}, true
 	case "ring":
 		return func(ctx context.Context, c comm.Comm) error {

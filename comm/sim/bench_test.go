@@ -12,30 +12,6 @@ import (
 	"netaware/platform"
 )
 
-// bcastBinomial is MPICH's binomial-tree broadcast from rank 0, written
-// against comm.Comm.
-func bcastBinomial(ctx context.Context, c comm.Comm, buf []byte) error {
-	n, me := c.Size(), c.Rank()
-	mask := 1
-	for mask < n {
-		if me&mask != 0 {
-			if _, err := c.Recv(ctx, me-mask, 0, buf); err != nil {
-				return err
-			}
-			break
-		}
-		mask <<= 1
-	}
-	for mask >>= 1; mask > 0; mask >>= 1 {
-		if me+mask < n {
-			if err := c.Send(ctx, me+mask, 0, buf); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
 // benchPlatform loads a built-in platform, or, while it is not there yet,
 // a generated one of the same size (say which in the benchmark name).
 func benchPlatform(b *testing.B, name string, ranks int) *platform.Platform {
@@ -79,7 +55,7 @@ func BenchmarkBcast64MiB(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		var err error
 		res, err = Run(context.Background(), p, Options{}, func(ctx context.Context, c comm.Comm) error {
-			return bcastBinomial(ctx, c, buf)
+			return BinomialBcast(ctx, c, buf)
 		})
 		if err != nil {
 			b.Fatal(err)

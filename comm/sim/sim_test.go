@@ -476,7 +476,7 @@ func TestDeterminismAtScale(t *testing.T) {
 	run := func() (string, Result) {
 		var log bytes.Buffer
 		res := mustRun(t, p, Options{EventLog: &log}, func(ctx context.Context, c comm.Comm) error {
-			if err := bcastBinomial(ctx, c, buf); err != nil {
+			if err := BinomialBcast(ctx, c, buf); err != nil {
 				return err
 			}
 			n, me := c.Size(), c.Rank()

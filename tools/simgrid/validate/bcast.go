@@ -18,29 +18,6 @@ import (
 	"netaware/platform"
 )
 
-// bcastBinomial is MPICH's binomial broadcast from rank 0.
-func bcastBinomial(ctx context.Context, c comm.Comm, buf []byte) error {
-	n, me := c.Size(), c.Rank()
-	mask := 1
-	for mask < n {
-		if me&mask != 0 {
-			if _, err := c.Recv(ctx, me-mask, 0, buf); err != nil {
-				return err
-			}
-			break
-		}
-		mask <<= 1
-	}
-	for mask >>= 1; mask > 0; mask >>= 1 {
-		if me+mask < n {
-			if err := c.Send(ctx, me+mask, 0, buf); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
 // compareBcast times a binomial broadcast of size bytes in comm/sim and in
 // SimGrid (the bcast program of tools/simgrid/bcast.cpp), side by side.
 func compareBcast(p *platform.Platform, name, bin string, size, reps int) error {
@@ -63,7 +40,7 @@ func compareBcast(p *platform.Platform, name, bin string, size, reps int) error 
 		t0, c0 := time.Now(), cpuSeconds()
 		var err error
 		res, err = sim.Run(context.Background(), p, sim.Options{Weighting: netsim.RTTWeighted}, func(ctx context.Context, c comm.Comm) error {
-			return bcastBinomial(ctx, c, buf)
+			return sim.BinomialBcast(ctx, c, buf)
 		})
 		ourWall = min(ourWall, time.Since(t0))
 		ourCPU = math.Min(ourCPU, cpuSeconds()-c0)

@@ -103,10 +103,13 @@ last). The other ranks wait.
 
 Unless --no-raw is given (and except on a simulated platform), ranks 0 and 1
 also open a plain Go TCP connection between them (rank 0 listens on its
-coordinator host, or 127.0.0.1) and repeat the very same patterns; rounds of
-the two alternate, the median round is reported, and the ratios
-netaware/raw are printed: latency ratio 1.00 and bandwidth ratio 1.00 mean
-the transport costs nothing over the bare socket.
+coordinator host, or 127.0.0.1) and repeat the very same patterns. After
+one untimed warm-up round of each, rounds of the two alternate (netaware
+first in even rounds, raw first in odd ones); the median round of each is
+reported, and the ratio is the median of the per-round ratios (the two
+rounds of a pair run back to back, under the same machine load): latency
+ratio 1.00 and bandwidth ratio 1.00 mean the transport costs nothing over
+the bare socket.
 
 Examples:
   netaware launch -n 2 -- netaware bench pingpong
@@ -242,65 +245,133 @@ func pingpong(ctx context.Context, c comm.Comm, o pingpongOpts) (*pingpongReport
 	}
 	buf := make([]byte, maxSize)
 	rep := &pingpongReport{Ranks: c.Size(), Hosts: [2]string{ids[0].Host, ids[1].Host}, Rounds: o.rounds}
-	for _, s := range o.sizes {
+	for i, s := range o.sizes {
 		iters := max(10, o.iters*1024/max(s, 1024))
-		var na, raw []time.Duration
-		for r := 0; r < o.rounds; r++ {
+		pingNA := func() (time.Duration, error) {
 			d, err := commPingpong(ctx, c, buf[:s], iters)
 			if err != nil {
-				return nil, fmt.Errorf("pingpong %d bytes: %w", s, err)
+				return 0, fmt.Errorf("pingpong %d bytes: %w", s, err)
 			}
-			na = append(na, d)
-			if conn != nil {
+			return d, nil
+		}
+		var pingRaw func() (time.Duration, error)
+		if conn != nil {
+			pingRaw = func() (time.Duration, error) {
 				d, err := rawPingpong(c, conn, me, buf[:s], iters)
 				if err != nil {
-					return nil, fmt.Errorf("raw pingpong %d bytes: %w", s, err)
+					return 0, fmt.Errorf("raw pingpong %d bytes: %w", s, err)
 				}
-				raw = append(raw, d)
+				return d, nil
 			}
 		}
-		l := pingpongLatency{SizeBytes: s, Iterations: iters, NetawareS: ppMedian(na).Seconds() / float64(2*iters)}
+		na, raw, ratio, err := ppRounds(o.rounds, i == 0, pingNA, pingRaw)
+		if err != nil {
+			return nil, err
+		}
+		l := pingpongLatency{SizeBytes: s, Iterations: iters, NetawareS: na.Seconds() / float64(2*iters)}
 		if l.NetawareS > 0 {
 			l.NetawareBps = float64(s) / l.NetawareS
 		}
 		if conn != nil {
-			l.RawS = ppMedian(raw).Seconds() / float64(2*iters)
+			l.RawS = raw.Seconds() / float64(2*iters)
 			if l.RawS > 0 {
 				l.RawBps = float64(s) / l.RawS
-				l.LatencyRatio = l.NetawareS / l.RawS
 			}
-			if l.RawBps > 0 {
-				l.BandwidthRate = l.NetawareBps / l.RawBps
+			l.LatencyRatio = ratio
+			if ratio > 0 {
+				l.BandwidthRate = 1 / ratio
 			}
 		}
 		rep.Latency = append(rep.Latency, l)
 	}
-	var na, raw []time.Duration
-	for r := 0; r < o.rounds; r++ {
+	streamNA := func() (time.Duration, error) {
 		d, err := commStream(ctx, c, buf[:o.streamSize], o.streamCount)
 		if err != nil {
-			return nil, fmt.Errorf("stream: %w", err)
+			return 0, fmt.Errorf("stream: %w", err)
 		}
-		na = append(na, d)
-		if conn != nil {
+		return d, nil
+	}
+	var streamRaw func() (time.Duration, error)
+	if conn != nil {
+		streamRaw = func() (time.Duration, error) {
 			d, err := rawStream(c, conn, me, buf[:o.streamSize], o.streamCount)
 			if err != nil {
-				return nil, fmt.Errorf("raw stream: %w", err)
+				return 0, fmt.Errorf("raw stream: %w", err)
 			}
-			raw = append(raw, d)
+			return d, nil
 		}
 	}
+	na, raw, ratio, err := ppRounds(o.rounds, true, streamNA, streamRaw)
+	if err != nil {
+		return nil, err
+	}
 	bytes := float64(o.streamSize) * float64(o.streamCount)
-	sres := pingpongStream{SizeBytes: o.streamSize, Messages: o.streamCount, Netaware: bytes / ppMedian(na).Seconds()}
+	sres := pingpongStream{SizeBytes: o.streamSize, Messages: o.streamCount, Netaware: bytes / na.Seconds()}
 	if conn != nil {
-		sres.Raw = bytes / ppMedian(raw).Seconds()
-		sres.Ratio = sres.Netaware / sres.Raw
+		sres.Raw = bytes / raw.Seconds()
+		if ratio > 0 {
+			sres.Ratio = 1 / ratio // bandwidth: raw time over netaware time
+		}
 	}
 	rep.Streaming = append(rep.Streaming, sres)
 	if me != 0 {
 		return nil, nil
 	}
 	return rep, nil
+}
+
+// ppRounds times rounds of netaware (na) and, unless raw is nil, of the
+// raw baseline, alternating which goes first (ABBA...) so that a drift of
+// the machine's load hits both alike; with warm, one untimed round of each
+// comes first (a new process's first thousands of messages are slow: page
+// faults, heap growth, the kernel placing the two ranks). It returns the
+// median round of each and the median of the per-round time ratios
+// na/raw: the two rounds of a pair run back to back, under the same load,
+// so their ratio is steadier than the ratio of medians on a shared machine.
+func ppRounds(rounds int, warm bool, na, raw func() (time.Duration, error)) (naMed, rawMed time.Duration, ratio float64, err error) {
+	if warm {
+		if _, err := na(); err != nil {
+			return 0, 0, 0, err
+		}
+		if raw != nil {
+			if _, err := raw(); err != nil {
+				return 0, 0, 0, err
+			}
+		}
+	}
+	var nas, raws []time.Duration
+	var ratios []float64
+	for r := 0; r < rounds; r++ {
+		var a, b time.Duration
+		if raw != nil && r%2 == 1 {
+			if b, err = raw(); err == nil {
+				a, err = na()
+			}
+		} else {
+			if a, err = na(); err == nil && raw != nil {
+				b, err = raw()
+			}
+		}
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		nas = append(nas, a)
+		if raw != nil {
+			raws = append(raws, b)
+			if b > 0 {
+				ratios = append(ratios, float64(a)/float64(b))
+			}
+		}
+	}
+	naMed = ppMedian(nas)
+	if raw != nil {
+		rawMed = ppMedian(raws)
+		if len(ratios) > 0 {
+			slices.Sort(ratios)
+			ratio = ratios[len(ratios)/2]
+		}
+	}
+	return naMed, rawMed, ratio, nil
 }
 
 func ppMedian(d []time.Duration) time.Duration {

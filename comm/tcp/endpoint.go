@@ -72,8 +72,20 @@ type Config struct {
 const (
 	defaultMaxMessage = 1 << 30
 	smallCopy         = 16 << 10  // messages up to this size are copied after the header: one write
-	readChunk         = 256 << 10 // payloads are read in chunks, marking progress for the watchdog
-	initialAlloc      = 1 << 20   // unexpected payloads above this grow as bytes arrive
+	readChunk         = 256 << 10 // unexpected payloads are read in chunks, marking progress for the watchdog
+	// directChunk bounds one read straight into a receive buffer: large, so
+	// that a read takes whatever the socket holds (one syscall per socket
+	// buffer, as a bare socket does), yet a huge message still marks
+	// progress for the watchdog every few MiB.
+	directChunk  = 4 << 20
+	initialAlloc = 1 << 20 // unexpected payloads above this grow as bytes arrive
+	// readBuffer is the connection's read buffer. Whatever a read brings
+	// in beyond a frame's header is copied once more on its way to the
+	// receive buffer, while reads of at least this size bypass it and land
+	// in the receive buffer directly: a small buffer keeps that extra copy
+	// of a large payload short (at most 4 KiB of a 64 KiB or 1 MiB message)
+	// and still batches small frames into one read.
+	readBuffer = 4 << 10
 )
 
 func (c Config) withDefaults() Config {
@@ -112,14 +124,19 @@ type Endpoint struct {
 	id         comm.Identity
 	addr       string // our listen address ("" when size is 1)
 
-	mu  sync.Mutex // guards eng
+	mu  sync.Mutex // guards eng and the receive slot
 	eng *match.Engine[*inmsg, *request]
+	// slot holds one posted receive outside eng (see post).
+	slot             *request
+	slotCid          uint64
+	slotSrc, slotTag int
 
 	peers []*peer // nil at our own rank
 
 	abortOnce sync.Once
 	aborted   chan struct{}
 	abortErr  error
+	failed    atomic.Bool // set once abortErr is final (cheaper to poll than aborted)
 
 	closeOnce sync.Once
 	closing   atomic.Bool
@@ -146,31 +163,41 @@ type peer struct {
 	rank int
 	conn net.Conn
 
-	wmu   sync.Mutex // serializes frames on the socket
-	hbuf  [headerSize]byte
-	wbuf  []byte
-	wdone bool // goodbye written; no more frames (guarded by wmu)
-	raw   syscall.RawConn
-	iov   [2][]byte
+	wmu      sync.Mutex // serializes frames on the socket
+	hbuf     [headerSize]byte
+	wbuf     []byte
+	wdone    bool // goodbye written; no more frames (guarded by wmu)
+	raw      syscall.RawConn
+	iov      [2][]byte
+	wv       [][]byte // what writevStep still has to write
+	wverr    error
+	writevFn func(fd uintptr) bool
 
-	rmu  sync.Mutex // held by whoever reads the socket
-	br   *bufio.Reader
-	rhdr [headerSize]byte
+	rmu   sync.Mutex // held by whoever reads the socket
+	br    *bufio.Reader
+	rhdr  [headerSize]byte
+	spare *inmsg // reusable for messages that match at arrival (under rmu)
 
-	dmu              sync.Mutex // guards the fields below
-	drivers          int        // 1 while a waiting goroutine reads (drive)
-	inFrame          bool       // a frame is being read: no interrupt now
-	interruptPending bool       // interrupt at the end of the frame
-	readOver         bool       // the stream ended; nobody reads any more
-	bgReading        bool       // the reader goroutine is in its read section
-	grace            bool       // handed back by a driver; the reader waits
-	graceSince       time.Duration
+	dmu              sync.Mutex  // guards the fields below
+	drivers          int         // 1 while a waiting goroutine reads (drive)
+	inFrame          bool        // a frame is being read: no interrupt now
+	interruptPending bool        // interrupt at the end of the frame
+	readOver         bool        // the stream ended; nobody reads any more
+	bgReading        bool        // the reader goroutine is in its read section
+	grace            bool        // handed back by a driver; the reader waits
+	driveGen         uint64      // drives so far: the watchdog sees whether a grace is new
 	graceFlag        atomic.Bool // mirrors grace for lock-free checks
 	resume           chan struct{}
+	graceGen         uint64          // driveGen when the watchdog last looked (watchdog only)
+	graceSeen        time.Duration   // when the watchdog first saw that grace
+	watchDone        <-chan struct{} // Done of the context watchStop watches
+	watchStop        func() bool
 
 	hbQueued  atomic.Bool  // a heartbeat waits in the control queue
-	lastRecv  atomic.Int64 // Endpoint.Now() of the last byte read, ns
+	lastRecv  atomic.Int64 // Endpoint.Now() of the last byte read, ns (as of the last watchdog tick)
 	lastWrite atomic.Int64
+	heard     atomic.Bool // bytes read since the watchdog's last tick
+	wrote     atomic.Bool // frame written since the watchdog's last tick
 
 	byeRecv  atomic.Bool // peer said goodbye: it sends nothing more
 	byeOnce  sync.Once
@@ -208,12 +235,13 @@ func newEndpoint(rank, size int, cfg Config) *Endpoint {
 // every connection is attached.
 func (e *Endpoint) attach(r int, conn net.Conn) {
 	p := &peer{ep: e, rank: r, conn: conn, ctrlWake: make(chan struct{}, 1), resume: make(chan struct{}, 1), pending: map[uint64]*request{}}
-	p.br = bufio.NewReaderSize(conn, 64<<10)
 	if sc, ok := conn.(syscall.Conn); ok {
 		if rc, err := sc.SyscallConn(); err == nil {
 			p.raw = rc
+			p.writevFn = p.writevStep
 		}
 	}
+	p.br = bufio.NewReaderSize(conn, readBuffer)
 	now := int64(e.Now())
 	p.lastRecv.Store(now)
 	p.lastWrite.Store(now)
@@ -254,12 +282,10 @@ func (e *Endpoint) Spin(d time.Duration) {
 }
 
 func (e *Endpoint) err() error {
-	select {
-	case <-e.aborted:
-		return e.abortErr
-	default:
+	if !e.failed.Load() {
 		return nil
 	}
+	return e.abortErr
 }
 
 // abort fails every pending and future call with err; with notify, the
@@ -267,6 +293,7 @@ func (e *Endpoint) err() error {
 func (e *Endpoint) abort(err error, notify bool) {
 	e.abortOnce.Do(func() {
 		e.abortErr = err
+		e.failed.Store(true)
 		close(e.aborted)
 		for _, p := range e.peers {
 			if p != nil {
@@ -344,7 +371,7 @@ func (e *Endpoint) selfSend(cid uint64, tag int, b []byte, sync bool) comm.Reque
 		req = r
 	}
 	e.mu.Lock()
-	recv, ok := e.eng.Arrive(cid, e.rank, tag, m)
+	recv, ok := e.arrive(cid, e.rank, tag, m)
 	e.mu.Unlock()
 	if ok {
 		e.matched(m)
@@ -361,23 +388,17 @@ func (e *Endpoint) Irecv(cid uint64, src, tag int, b []byte) comm.Request {
 	r := newRequest(e)
 	r.buf = b
 	e.mu.Lock()
-	m, _, _, ticket, ok := e.eng.Post(cid, src, tag, r)
+	m, ok := e.post(cid, src, tag, r)
 	if !ok {
 		if src >= 0 && src != e.rank && e.peers[src].byeRecv.Load() {
 			// The peer said goodbye and every message it sent before has
 			// been matched against the queue: nothing can come.
-			e.eng.Cancel(ticket)
+			e.unpost(r)
 			e.mu.Unlock()
 			return comm.Failed(&comm.RankError{Rank: src, Err: errFinished})
 		}
-		r.tk = ticket
 		if src >= 0 && src != e.rank {
 			r.peer = e.peers[src]
-		}
-		r.cancel = func() bool {
-			e.mu.Lock()
-			defer e.mu.Unlock()
-			return e.eng.Cancel(ticket)
 		}
 		e.mu.Unlock()
 		return r
@@ -392,6 +413,52 @@ func (e *Endpoint) Irecv(cid uint64, src, tag int, b []byte) comm.Request {
 		deliver(r, m, m.data)
 	}
 	return r
+}
+
+// The receive slot. A receive posted while the engine holds nothing (no
+// posted receive, no unexpected message) -- every receive of a ping-pong
+// or a stream -- waits in e.slot instead of the engine: posting and
+// matching it then cost no allocation and no map operation. Order is kept:
+// the slot is only filled when the engine is empty, so it is older than
+// every receive posted to the engine after it, and an arriving message is
+// offered to the slot first; and it only holds a receive that found no
+// unexpected message to match. All under e.mu.
+
+// post matches receive r against the unexpected messages or posts it.
+func (e *Endpoint) post(cid uint64, src, tag int, r *request) (*inmsg, bool) {
+	if e.slot == nil {
+		if nu, np := e.eng.Len(); nu == 0 && np == 0 {
+			e.slot, e.slotCid, e.slotSrc, e.slotTag = r, cid, src, tag
+			return nil, false
+		}
+	}
+	m, _, _, t, ok := e.eng.Post(cid, src, tag, r)
+	if !ok {
+		r.tk, r.posted = t, true
+	}
+	return m, ok
+}
+
+// arrive offers a message to the posted receives, queueing it if none
+// accepts it.
+func (e *Endpoint) arrive(cid uint64, src, tag int, m *inmsg) (*request, bool) {
+	if r := e.slot; r != nil && e.slotCid == cid &&
+		(e.slotSrc == comm.AnySource || e.slotSrc == src) &&
+		(e.slotTag == tag || e.slotTag == comm.AnyTag && tag >= 0) {
+		e.slot = nil
+		return r, true
+	}
+	return e.eng.Arrive(cid, src, tag, m)
+}
+
+// unpost withdraws a receive that has not matched; false if it was not
+// posted any more (it matched).
+func (e *Endpoint) unpost(r *request) bool {
+	if e.slot == r {
+		e.slot = nil
+		return true
+	}
+	return r.posted && e.eng.Cancel(r.tk)
 }
 
 // matched runs the sender-side consequences of a match: the ack of a
@@ -425,13 +492,16 @@ func deliver(r *request, m *inmsg, data []byte) {
 func (e *Endpoint) failPosted(rank int, err error) {
 	var victims []*request
 	e.mu.Lock()
+	if e.slot != nil && e.slotSrc == rank {
+		victims = append(victims, e.slot)
+	}
 	e.eng.Posted(func(cid uint64, src, tag int, r *request) {
 		if src == rank {
 			victims = append(victims, r)
 		}
 	})
 	for _, r := range victims {
-		e.eng.Cancel(r.tk)
+		e.unpost(r)
 	}
 	e.mu.Unlock()
 	for _, r := range victims {
@@ -477,6 +547,7 @@ func (e *Endpoint) Close() error {
 		for _, p := range e.peers {
 			if p != nil {
 				p.conn.Close()
+				p.unwatch()
 			}
 		}
 		<-done
@@ -506,6 +577,12 @@ func (e *Endpoint) watchdog() {
 			if p == nil || p.gone.Load() {
 				continue
 			}
+			if p.heard.Swap(false) {
+				p.lastRecv.Store(int64(now))
+			}
+			if p.wrote.Swap(false) {
+				p.lastWrite.Store(int64(now))
+			}
 			if silent := now - time.Duration(p.lastRecv.Load()); silent > e.cfg.HeartbeatTimeout {
 				err := &comm.RankError{Rank: p.rank, Err: fmt.Errorf("silent for %v (host down or process hung)", silent.Round(time.Millisecond))}
 				e.cfg.Logger.Warn("tcp: peer declared dead", "rank", e.rank, "peer", p.rank, "addr", p.conn.RemoteAddr().String(), "err", err)
@@ -515,10 +592,16 @@ func (e *Endpoint) watchdog() {
 				continue
 			}
 			if p.graceFlag.Load() {
+				// Reading the clock at the end of every drive would cost
+				// more than the drive's bookkeeping: the watchdog notes when
+				// it first sees a grace, and ends it a tick later if no
+				// drive happened in between.
 				p.dmu.Lock()
-				stale := now-p.graceSince > handbackGrace
+				gen := p.driveGen
 				p.dmu.Unlock()
-				if stale {
+				if gen != p.graceGen {
+					p.graceGen, p.graceSeen = gen, now
+				} else if now-p.graceSeen >= handbackGrace {
 					p.endGrace()
 				}
 			}
@@ -531,8 +614,20 @@ func (e *Endpoint) watchdog() {
 
 // ---- peer: writing ----
 
-func (p *peer) touchWrite() { p.lastWrite.Store(int64(p.ep.Now())) }
-func (p *peer) touchRead()  { p.lastRecv.Store(int64(p.ep.Now())) }
+// touchWrite and touchRead mark activity for the watchdog, which turns the
+// marks into times at its next tick: reading the clock on every frame
+// costs more than the frame's own bookkeeping.
+func (p *peer) touchWrite() {
+	if !p.wrote.Load() {
+		p.wrote.Store(true)
+	}
+}
+
+func (p *peer) touchRead() {
+	if !p.heard.Load() {
+		p.heard.Store(true)
+	}
+}
 
 func (p *peer) writeData(h *header, b []byte) error {
 	p.wmu.Lock()
@@ -540,23 +635,30 @@ func (p *peer) writeData(h *header, b []byte) error {
 	if p.wdone {
 		return errFinished
 	}
-	h.encode(p.hbuf[:])
 	var err error
 	switch {
 	case p.raw != nil:
 		if len(b) <= smallCopy {
-			p.wbuf = append(append(p.wbuf[:0], p.hbuf[:]...), b...)
+			if cap(p.wbuf) < headerSize+len(b) {
+				p.wbuf = make([]byte, headerSize+smallCopy)
+			}
+			p.wbuf = p.wbuf[:headerSize+len(b)]
+			h.encode(p.wbuf)
+			copy(p.wbuf[headerSize:], b)
 			p.iov[0], p.iov[1] = p.wbuf, nil
 			err = p.writev(p.iov[:1])
 		} else {
+			h.encode(p.hbuf[:])
 			p.iov[0], p.iov[1] = p.hbuf[:], b
 			err = p.writev(p.iov[:2])
 		}
 		p.iov[0], p.iov[1] = nil, nil
 	case len(b) <= smallCopy:
+		h.encode(p.hbuf[:])
 		p.wbuf = append(append(p.wbuf[:0], p.hbuf[:]...), b...)
 		_, err = p.conn.Write(p.wbuf)
 	default:
+		h.encode(p.hbuf[:])
 		bufs := net.Buffers{p.hbuf[:], b}
 		_, err = bufs.WriteTo(p.conn)
 	}
@@ -572,37 +674,42 @@ func (p *peer) writeData(h *header, b []byte) error {
 // socket here costs nothing, where a write deadline would arm a timer per
 // message.
 func (p *peer) writev(bufs [][]byte) error {
-	var werr error
-	err := p.raw.Write(func(fd uintptr) bool {
-		for len(bufs) > 0 {
-			n, err := unix.Writev(int(fd), bufs)
-			switch {
-			case err == unix.EAGAIN:
-				// The peer may itself be blocked writing to us, or to a
-				// rank blocked writing to us: drain every connection.
-				p.ep.endGraces()
-				return false // wait until writable, then call again
-			case err == unix.EINTR:
-				continue
-			case err != nil:
-				werr = err
-				return true
-			}
-			for n > 0 {
-				if n < len(bufs[0]) {
-					bufs[0] = bufs[0][n:]
-					break
-				}
-				n -= len(bufs[0])
-				bufs = bufs[1:]
-			}
-		}
-		return true
-	})
+	p.wv, p.wverr = bufs, nil
+	err := p.raw.Write(p.writevFn)
+	p.wv = nil
 	if err != nil {
 		return err
 	}
-	return werr
+	return p.wverr
+}
+
+// writevStep is the raw write callback of writev (bound once per peer, so
+// that a send allocates nothing); it works on p.wv under wmu.
+func (p *peer) writevStep(fd uintptr) bool {
+	for len(p.wv) > 0 {
+		n, err := unix.Writev(int(fd), p.wv)
+		switch {
+		case err == unix.EAGAIN:
+			// The peer may itself be blocked writing to us, or to a
+			// rank blocked writing to us: drain every connection.
+			p.ep.endGraces()
+			return false // wait until writable, then call again
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			p.wverr = err
+			return true
+		}
+		for n > 0 {
+			if n < len(p.wv[0]) {
+				p.wv[0] = p.wv[0][n:]
+				break
+			}
+			n -= len(p.wv[0])
+			p.wv = p.wv[1:]
+		}
+	}
+	return true
 }
 
 func (p *peer) writeCtrl(f ctrlFrame) error {
@@ -753,9 +860,10 @@ func (p *peer) awaitTurn() bool {
 	}
 }
 
-// handbackGrace is how long a connection may stay unread after a drive
-// ends before the watchdog, which ticks every handbackTick, hands it back
-// to the reader goroutine.
+// A connection left unread after a drive goes back to the reader
+// goroutine when the watchdog, which ticks every handbackTick, has seen it
+// idle (no new drive) for at least handbackGrace: one to two ticks after
+// the drive.
 // A goroutine that waits again meanwhile (the next receive of a loop)
 // drives at once, without first moving the reader goroutine out of the
 // way; anything that needs the reader goroutine (a wait that cannot drive,
@@ -794,17 +902,22 @@ func (e *Endpoint) endGraces() {
 
 func (p *peer) beginFrame(driver bool) bool {
 	p.dmu.Lock()
-	defer p.dmu.Unlock()
 	if !driver && p.drivers > 0 {
+		p.dmu.Unlock()
 		return false
 	}
 	p.inFrame = true
+	p.dmu.Unlock()
 	return true
 }
 
 func (p *peer) endFrame() {
 	p.dmu.Lock()
-	defer p.dmu.Unlock()
+	p.endFrameLocked()
+	p.dmu.Unlock()
+}
+
+func (p *peer) endFrameLocked() {
 	p.inFrame = false
 	if p.interruptPending {
 		p.interruptPending = false
@@ -850,8 +963,8 @@ func (p *peer) drive(ctx context.Context, r *request) {
 	if kicked {
 		p.conn.SetReadDeadline(longAgo) // move the reader goroutine out of its wait
 	}
+	p.watchCtx(ctx)
 	p.dmu.Unlock()
-	stop := context.AfterFunc(ctx, p.interrupt)
 	p.rmu.Lock()
 	if kicked {
 		p.dmu.Lock()
@@ -859,7 +972,8 @@ func (p *peer) drive(ctx context.Context, r *request) {
 		p.dmu.Unlock()
 	}
 	var err error
-	for !r.isDone() && ctx.Err() == nil && e.err() == nil {
+	done := ctx.Done()
+	for !r.isDone() && !closed(done) && e.err() == nil {
 		if _, err = p.br.Peek(1); err != nil && isTimeout(err) {
 			err = nil
 			p.dmu.Lock()
@@ -871,22 +985,76 @@ func (p *peer) drive(ctx context.Context, r *request) {
 		if err == nil {
 			err = p.readFrame()
 		}
+		if err == nil && r.isDone() {
+			// The usual way out: end the frame and the drive at once.
+			p.dmu.Lock()
+			p.endFrameLocked()
+			p.endDriveLocked()
+			p.dmu.Unlock()
+			p.rmu.Unlock()
+			return
+		}
 		p.endFrame()
 		if err != nil {
 			break
 		}
 	}
 	p.rmu.Unlock()
-	stop()
 	if err != nil {
 		p.finish(err)
 	}
 	p.dmu.Lock()
+	p.endDriveLocked()
+	p.dmu.Unlock()
+}
+
+// endDriveLocked leaves the connection unread, in grace, for the next
+// driver (see handbackGrace); with dmu held.
+func (p *peer) endDriveLocked() {
 	p.drivers = 0
 	p.grace = true
 	p.graceFlag.Store(true)
-	p.graceSince = e.Now()
-	p.dmu.Unlock()
+	p.driveGen++
+}
+
+// watchCtx makes sure that the end of ctx interrupts whoever reads the
+// connection, so that a driver waiting with ctx stops. The registration is
+// kept for the next drive with the same context (a receive loop passes the
+// same ctx every time): registering and removing an AfterFunc per message
+// costs allocations and a lock of the parent context. A registration that
+// fires while nobody drives with that context only makes the current reader
+// re-check its situation. Called with dmu held, by the (single) driver.
+func (p *peer) watchCtx(ctx context.Context) {
+	done := ctx.Done()
+	if done == nil || done == p.watchDone || p.ep.closing.Load() {
+		return // never cancelled, or already watched
+	}
+	if p.watchStop != nil {
+		p.watchStop()
+	}
+	p.watchDone = done
+	p.watchStop = context.AfterFunc(ctx, p.interrupt)
+}
+
+// unwatch drops the context registration (at Close).
+func (p *peer) unwatch() {
+	p.dmu.Lock()
+	defer p.dmu.Unlock()
+	if p.watchStop != nil {
+		p.watchStop()
+	}
+	p.watchStop, p.watchDone = nil, nil
+}
+
+// closed reports whether done (a context's Done, possibly nil) is closed;
+// cheaper than ctx.Err(), which locks the context.
+func closed(done <-chan struct{}) bool {
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
 }
 
 // finish ends reading with err (once, whoever read it).
@@ -1003,13 +1171,22 @@ func (p *peer) protocolError(err error) {
 // when one matches, otherwise into the unexpected queue.
 func (p *peer) readData(br *bufio.Reader, h header) error {
 	e := p.ep
-	m := &inmsg{src: p.rank, tag: int(h.tag), n: int(h.length), sync: h.flags&flagSync != 0, syncID: h.id}
+	// A message that matches a posted receive needs its inmsg only while
+	// it is read: the reader (one at a time, under rmu) reuses one.
+	m := p.spare
+	if m == nil {
+		m = new(inmsg)
+	}
+	p.spare = nil
+	*m = inmsg{src: p.rank, tag: int(h.tag), n: int(h.length), sync: h.flags&flagSync != 0, syncID: h.id}
 	e.mu.Lock()
-	r, ok := e.eng.Arrive(h.cid, p.rank, int(h.tag), m)
+	r, ok := e.arrive(h.cid, p.rank, int(h.tag), m)
 	e.mu.Unlock()
 	if ok {
 		e.matched(m)
-		return p.readInto(br, r, m, nil)
+		err := p.readInto(br, r, m, nil)
+		p.spare = m
+		return err
 	}
 	// The receive for this message is often about to be posted by a
 	// goroutine we just woke (a receiver looping over Recv): let it run
@@ -1076,67 +1253,112 @@ func (p *peer) readInto(br *bufio.Reader, r *request, m *inmsg, prefix []byte) e
 
 // ---- requests ----
 
+// request is a pending send or receive. Completion is an atomic flag: the
+// goroutine that drives the connection checks it between frames without
+// any channel operation, and a channel is made only when some goroutine
+// actually has to block on the request (most receives complete while
+// their owner is reading the socket itself).
 type request struct {
 	ep     *Endpoint
 	buf    []byte
-	once   sync.Once
-	done   chan struct{}
+	state  atomic.Uint32                 // reqPending, reqCompleting, reqDone: st and err are final at reqDone
+	ch     atomic.Pointer[chan struct{}] // made on demand by doneCh, closed on completion
 	st     comm.Status
 	err    error
-	cancel func() bool
+	posted bool // the receive went to the engine under tk (else maybe e.slot)
 	tk     match.Ticket
 	send   bool
 	peer   *peer // a receive from this peer: Wait may drive its connection
 }
 
-func (r *request) isDone() bool {
-	select {
-	case <-r.done:
-		return true
-	default:
-		return false
+// closedCh is returned by doneCh for a request that is already complete.
+var closedCh = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+const (
+	reqPending uint32 = iota
+	reqCompleting
+	reqDone
+)
+
+func (r *request) isDone() bool { return r.state.Load() == reqDone }
+
+func newRequest(e *Endpoint) *request { return &request{ep: e} }
+
+// complete records the outcome (the first call wins) and wakes a waiter.
+// A waiter publishes its channel before it checks the state, and complete
+// publishes the state before it looks for a channel: one of the two sees
+// the other, so no waiter sleeps on a completed request.
+func (r *request) complete(st comm.Status, err error) {
+	if !r.state.CompareAndSwap(reqPending, reqCompleting) {
+		return
+	}
+	r.st, r.err = st, err
+	r.state.Store(reqDone)
+	if ch := r.ch.Load(); ch != nil {
+		close(*ch)
 	}
 }
 
-func newRequest(e *Endpoint) *request { return &request{ep: e, done: make(chan struct{})} }
+// doneCh returns a channel closed when r completes.
+func (r *request) doneCh() <-chan struct{} {
+	if r.isDone() {
+		return closedCh
+	}
+	ch := r.ch.Load()
+	if ch == nil {
+		c := make(chan struct{})
+		if r.ch.CompareAndSwap(nil, &c) {
+			ch = &c
+		} else {
+			ch = r.ch.Load()
+		}
+	}
+	if r.isDone() {
+		return closedCh
+	}
+	return *ch
+}
 
-func (r *request) complete(st comm.Status, err error) {
-	r.once.Do(func() {
-		r.st, r.err = st, err
-		close(r.done)
-	})
+// cancel withdraws a posted receive that has not matched yet; false means
+// it matched (or was never posted) and will complete normally.
+func (r *request) cancel() bool {
+	r.ep.mu.Lock()
+	defer r.ep.mu.Unlock()
+	return r.ep.unpost(r)
 }
 
 func (r *request) Wait(ctx context.Context) (comm.Status, error) {
-	select {
-	case <-r.done:
+	if r.isDone() {
 		return r.st, r.err
-	default:
 	}
 	if r.peer != nil {
 		r.peer.drive(ctx, r)
+		if r.isDone() {
+			return r.st, r.err
+		}
 	} else {
 		r.ep.endGraces()
 	}
+	done := r.doneCh()
 	select {
-	case <-r.done:
+	case <-done:
 		return r.st, r.err
 	case <-ctx.Done():
-		if r.cancel != nil && r.cancel() {
+		if r.cancel() {
 			return comm.Status{}, ctx.Err()
 		}
 		if r.send {
 			return comm.Status{}, ctx.Err() // a synchronous send: the data is already out
 		}
 		select {
-		case <-r.done: // matched while we were cancelling
+		case <-done: // matched while we were cancelling
 			return r.st, r.err
 		case <-r.ep.aborted:
 			return comm.Status{}, r.ep.abortErr
 		}
 	case <-r.ep.aborted:
 		select {
-		case <-r.done:
+		case <-done:
 			return r.st, r.err
 		default:
 			return comm.Status{}, r.ep.abortErr
@@ -1145,10 +1367,8 @@ func (r *request) Wait(ctx context.Context) (comm.Status, error) {
 }
 
 func (r *request) Test() (bool, comm.Status, error) {
-	select {
-	case <-r.done:
+	if r.isDone() {
 		return true, r.st, r.err
-	default:
 	}
 	// Whoever polls relies on the reader goroutines: hand back connections
 	// left unread after a drive.

@@ -343,14 +343,16 @@ func socketLevel(ids []comm.Identity, hosts [][]int) (topo.Level, bool) {
 	return topo.Level{Name: "socket", Groups: groups}, multi
 }
 
-// finishLevels drops measured levels in which every rank is alone (they
-// say nothing; a host level from identities is kept, as a fact), merges a
-// level equal to the one below into it under the coarser name, names the
-// measured levels, and ends with "all".
+// finishLevels drops measured levels that leave half the ranks or more alone (every
+// rank alone says nothing, and a cut that pairs a few ranks while most stay
+// single is a noise artefact, not a layer of the network; a host level from
+// identities is kept, as a fact), merges a level equal to the one below
+// into it under the coarser name, names the measured levels, and ends with
+// "all".
 func finishLevels(n int, levels []topo.Level, m *cluster.Matrix, reps []int, hosts [][]int, blind bool) []topo.Level {
 	var out []topo.Level
 	for _, l := range levels {
-		if len(l.Groups) == n && n > 1 && l.Name != "host" {
+		if l.Name != "host" && l.Name != "socket" && 2*singletons(l) >= n {
 			continue
 		}
 		if len(out) > 0 && samePartition(out[len(out)-1], l) {
@@ -412,6 +414,17 @@ func nameByLatency(l topo.Level, m *cluster.Matrix, reps []int, hosts [][]int, k
 		return "switch"
 	}
 	return "level-" + strconv.Itoa(k)
+}
+
+// singletons counts the ranks that are alone in their group.
+func singletons(l topo.Level) int {
+	k := 0
+	for _, g := range l.Groups {
+		if len(g) == 1 {
+			k++
+		}
+	}
+	return k
 }
 
 func samePartition(a, b topo.Level) bool {

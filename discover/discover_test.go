@@ -2,8 +2,11 @@ package discover
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 
+	"netaware/cluster"
 	"netaware/comm"
 	"netaware/comm/sim"
 	"netaware/metrics"
@@ -115,5 +118,33 @@ func TestDiscoverFramLikeSocketsHostsFromIdentityIslandsMeasured(t *testing.T) {
 	}
 	if got := out.Topology.Levels[0].Name; got != "socket" {
 		t.Errorf("finest level %q, want socket", got)
+	}
+}
+
+// TestFinishLevelsDropsNoiseLevels: a measured level that pairs two ranks
+// and leaves the others alone is dropped; identity levels are kept; equal
+// consecutive levels merge under the coarser name; "all" ends the list.
+func TestFinishLevelsDropsNoiseLevels(t *testing.T) {
+	host := topo.Level{Name: "host", Groups: [][]int{{0}, {1}, {2}, {3}}}
+	noise := topo.Level{Name: "level", Groups: [][]int{{0, 1}, {2}, {3}}}
+	halves := topo.Level{Name: "level", Groups: [][]int{{0, 1}, {2, 3}}}
+	same := topo.Level{Name: "level", Groups: [][]int{{0, 1}, {2, 3}}}
+	m := cluster.NewMatrix(4)
+	for i := 0; i < 4; i++ {
+		for j := i + 1; j < 4; j++ {
+			if i/2 == j/2 {
+				m.Set(i, j, 1e-5)
+			} else {
+				m.Set(i, j, 5e-4)
+			}
+		}
+	}
+	got := finishLevels(4, []topo.Level{host, noise, halves, same}, m, []int{0, 1, 2, 3}, [][]int{{0}, {1}, {2}, {3}}, false)
+	var names []string
+	for _, l := range got {
+		names = append(names, fmt.Sprintf("%s/%d", l.Name, len(l.Groups)))
+	}
+	if want := "host/4 switch/2 all/1"; strings.Join(names, " ") != want {
+		t.Fatalf("levels %v, want %s", names, want)
 	}
 }

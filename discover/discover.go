@@ -276,6 +276,12 @@ func (out *Outcome) levelsFromTree(n int, ids []comm.Identity, hosts [][]int, re
 			m.Set(i, j, tree.Tree.Distance(i, j))
 		}
 	}
+	// A pair the inference measured is known better than its tree path:
+	// the tree fits every pair at once, and a host placed from far-away
+	// measurements carries their error into all its paths.
+	for _, ms := range tree.Measured {
+		m.Set(ms.A, ms.B, ms.RTT.Min/2)
+	}
 	out.Distance = m
 	var upper []topo.Level
 	if len(reps) > 1 {

@@ -96,6 +96,21 @@ func (t *Tree) nodeDistance(a, b int) float64 {
 	return s
 }
 
+// topDown lists the nodes root first, every parent before its children.
+func (t *Tree) topDown() []int {
+	children := make([][]int, len(t.nodes))
+	for i, x := range t.nodes {
+		if x.parent >= 0 {
+			children[x.parent] = append(children[x.parent], i)
+		}
+	}
+	order := make([]int, 1, len(t.nodes))
+	for k := 0; k < len(order); k++ {
+		order = append(order, children[order[k]]...)
+	}
+	return order
+}
+
 // isAncestor tells whether anc is x or one of x's ancestors.
 func (t *Tree) isAncestor(anc, x int) bool {
 	for ; x >= 0; x = t.nodes[x].parent {

@@ -1,0 +1,191 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"netaware/comm"
+	"netaware/discover"
+	"netaware/infer"
+	"netaware/infer/live"
+	"netaware/topo"
+)
+
+func init() { register(newInferCmd) }
+
+func newInferCmd() *cobra.Command {
+	var (
+		out       string
+		bandwidth bool
+		bwBytes   int
+		slowRatio float64
+	)
+	cmd := &cobra.Command{
+		Use:   "infer",
+		Short: "Infer the network as a latency tree from RTTs (seed 002), optionally with a bandwidth map",
+		Long: `infer runs Shirai, Saito and Taura's RTT tree inference among the ranks of a
+world: the tree under construction is handed from rank to rank, each rank adds
+itself by measuring RTTs to a few ranks already in it (find_close_host, then
+procedure add with Eq. (1) branching points), so only O(N d) of the N(N-1)/2
+pairs are measured. Every rank is a leaf; inner nodes are inferred switches;
+edge lengths are one-way latencies.
+
+Rank 0 writes a topology.json (TOPOLOGY.md) holding the tree and levels cut
+from it: tree distances, average-linkage dendrogram, cut where the merge
+height jumps (the same rule as 'netaware discover --blind').
+
+With --bandwidth the ranks then build seed 002's bandwidth map (Sect. 6.1):
+stage by stage from the leaves up, hosts elected under each child of a switch
+measure end-to-end bandwidth in disjoint pairs, in parallel, and the results
+label the tree's edges (bandwidth_Bps). The tree cut at its slow edges (the
+largest gap of the edge bandwidths, at least --slow-ratio) is added as a
+"bandwidth-cluster" level when it nests with the latency levels.
+
+See docs/inference.md.`,
+		Example: `  netaware infer --platform shirai-4clusters --out shirai.json
+  netaware infer --platform dichev-n1 --bandwidth --out dichev.json
+  netaware launch -n 16 -- netaware infer --out topology.json`,
+		Args: cobra.NoArgs,
+	}
+	wf := addWorldFlags(cmd)
+	cmd.Flags().StringVar(&out, "out", "topology.json", "topology file to write")
+	cmd.Flags().BoolVar(&bandwidth, "bandwidth", false, "also build the bandwidth map over the tree")
+	cmd.Flags().IntVar(&bwBytes, "bandwidth-bytes", live.DefaultBandwidthParams().Bytes, "bytes of each bulk transfer of the bandwidth map")
+	cmd.Flags().Float64Var(&slowRatio, "slow-ratio", 2, "smallest bandwidth gap (fast/slow) that makes edges slow for the bandwidth-cluster level")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if bwBytes <= 0 || bwBytes > 1<<30 {
+			return usagef("--bandwidth-bytes %d: want 1 to 2^30", bwBytes)
+		}
+		if !(slowRatio > 1) {
+			return usagef("--slow-ratio %g: want a ratio above 1", slowRatio)
+		}
+		var (
+			res  live.Result
+			bmap *infer.BandwidthMap
+			vt   time.Duration
+		)
+		start := time.Now()
+		info, err := runWorld(cmd.Context(), wf, func(ctx context.Context, c comm.Comm) error {
+			t0 := c.Now()
+			r, err := live.Infer(ctx, c, live.DefaultParams())
+			if err != nil {
+				return err
+			}
+			var m *infer.BandwidthMap
+			if bandwidth && c.Size() > 1 {
+				p := live.DefaultBandwidthParams()
+				p.Bytes = bwBytes
+				if m, err = live.BandwidthMap(ctx, c, r.Tree, p); err != nil {
+					return err
+				}
+			}
+			if c.Rank() == 0 {
+				res, bmap, vt = r, m, c.Now()-t0
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if res.Tree == nil {
+			return nil // not rank 0 of a TCP world
+		}
+		wall := time.Since(start)
+		t, err := inferTopology(res, bmap, info.Size, slowRatio)
+		if err != nil {
+			return err
+		}
+		t.Measurements.WallTimeS = wall.Seconds()
+		t.Measurements.VirtualTimeS = vt.Seconds()
+		if err := t.WriteFile(out); err != nil {
+			return err
+		}
+		printInferSummary(cmd.OutOrStdout(), t, res, bmap, info, vt, wall)
+		fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", out)
+		return nil
+	}
+	return cmd
+}
+
+// inferTopology makes the topology file of an inference: the tree (with
+// bandwidths when mapped) and the levels cut from its latencies.
+func inferTopology(res live.Result, m *infer.BandwidthMap, n int, slowRatio float64) (*topo.Topology, error) {
+	levels := []topo.Level{{Name: "all", Groups: [][]int{seq(n)}}}
+	if n > 1 {
+		var err error
+		if levels, _, _, err = discover.TreeLevels(res.Tree, n, discover.TreeGap()); err != nil {
+			return nil, err
+		}
+	}
+	tree := res.Tree.Topo()
+	params := map[string]any{"linkage": "average", "gap_min_jump": discover.TreeGap().MinJump, "close_samples": infer.DefaultCloseSamples, "noise_factor": infer.DefaultNoiseFactor}
+	if m != nil {
+		tree = m.Topo()
+		groups, thr := m.SlowGroups(slowRatio)
+		params["bandwidth_measurements"] = m.Measurements
+		params["bandwidth_rounds"] = len(m.Rounds)
+		if len(groups) > 1 && len(groups) < n {
+			params["slow_threshold_Bps"] = thr
+			levels = insertLevel(levels, topo.Level{Name: "bandwidth-cluster", Groups: groups}, n)
+		}
+	}
+	ranks := make([]topo.Rank, n)
+	for i := range ranks {
+		ranks[i] = topo.Rank{Rank: i}
+	}
+	t := &topo.Topology{
+		Version: topo.Version, Size: n, Ranks: ranks, Levels: levels, Tree: tree,
+		Method:       &topo.Method{Name: "rtt-tree", Params: params},
+		Measurements: &topo.Measurements{PairsMeasured: res.Pairs, PairsTotal: n * (n - 1) / 2},
+	}
+	if err := t.Validate(); err != nil {
+		return nil, fmt.Errorf("infer: topology: %w", err)
+	}
+	return t, nil
+}
+
+// insertLevel puts l where it keeps the levels nested (finest first), or
+// leaves the levels as they are when it nests nowhere or repeats a level.
+func insertLevel(levels []topo.Level, l topo.Level, n int) []topo.Level {
+	for i := 0; i <= len(levels); i++ {
+		if i < len(levels) && len(levels[i].Groups) == len(l.Groups) && fmt.Sprint(levels[i].Groups) == fmt.Sprint(l.Groups) {
+			levels[i].Name += "+" + l.Name
+			return levels
+		}
+		try := append(append(append([]topo.Level{}, levels[:i]...), l), levels[i:]...)
+		if topo.ValidateLevels(try, n) == nil {
+			return try
+		}
+	}
+	return levels
+}
+
+func seq(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}
+
+func printInferSummary(w io.Writer, t *topo.Topology, res live.Result, m *infer.BandwidthMap, info worldInfo, vt, wall time.Duration) {
+	fmt.Fprintf(w, "%s: %d ranks\n", describeWorld(info), info.Size)
+	all := max(1, t.Measurements.PairsTotal)
+	fmt.Fprintf(w, "rtt tree: %d switches, %d pairs measured of %d (%.1f%%), %d by procedure add, %d ping-pongs\n",
+		res.Tree.Switches(), res.Pairs, t.Measurements.PairsTotal, 100*float64(res.Pairs)/float64(all), res.AddMeasurements, res.Exchanges)
+	if m != nil {
+		fmt.Fprintf(w, "bandwidth map: %d pair measurements in %d parallel rounds\n", m.Measurements, len(m.Rounds))
+	}
+	for _, l := range t.Levels {
+		fmt.Fprintf(w, "level %-20s %d groups\n", l.Name, len(l.Groups))
+	}
+	if info.Kind == "sim" {
+		fmt.Fprintf(w, "virtual time %s, wall time %s\n", fmtDuration(vt), fmtDuration(wall))
+	} else {
+		fmt.Fprintf(w, "time %s\n", fmtDuration(wall))
+	}
+}

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"netaware/metrics"
+	"netaware/platform"
+	"netaware/topo"
+)
+
+const twoSwitches = "testdata/infer-2switches.yaml"
+
+func switchTruth(t *testing.T) (topo.Level, int) {
+	t.Helper()
+	p, err := platform.Load(twoSwitches)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range p.Truth() {
+		if l.Name == "switch" {
+			return topo.Level{Name: l.Name, Groups: l.Groups}, p.NumRanks()
+		}
+	}
+	t.Fatal("no switch level")
+	return topo.Level{}, 0
+}
+
+func hasLevel(t *testing.T, levels []topo.Level, want topo.Level, n int) bool {
+	t.Helper()
+	for _, l := range levels {
+		if v, err := metrics.NMIGroups(l.Groups, want.Groups, n); err == nil && v > 1-1e-12 {
+			return true
+		}
+	}
+	return false
+}
+
+// TestInferCommandTreeAndBandwidth: netaware infer on a simulated platform
+// writes a valid topology whose tree carries bandwidths and whose levels
+// hold the two switches, found both by latency and by the slow links.
+func TestInferCommandTreeAndBandwidth(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "t.json")
+	stdout, err := runTopoCLI(t, "infer", "--platform", twoSwitches, "--bandwidth", "--out", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout, "virtual time") || !strings.Contains(stdout, "bandwidth map:") {
+		t.Errorf("summary lacks times or the map:\n%s", stdout)
+	}
+	tp, err := topo.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth, n := switchTruth(t)
+	if !hasLevel(t, tp.Levels, truth, n) {
+		t.Errorf("levels %+v miss the two switches", tp.Levels)
+	}
+	slow := 0
+	for _, e := range tp.Tree.Edges {
+		if e.Bandwidth == nil {
+			t.Fatalf("edge %s-%s has no bandwidth", e.A, e.B)
+		}
+		if *e.Bandwidth < 20e6 {
+			slow++
+		}
+	}
+	if slow == 0 {
+		t.Error("no edge labelled with the 100 Mbps links")
+	}
+	found := false
+	for _, l := range tp.Levels {
+		found = found || strings.Contains(l.Name, "bandwidth-cluster")
+	}
+	if !found {
+		t.Error("no bandwidth-cluster level")
+	}
+}
+
+func TestInferCommandUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"infer", "--platform", twoSwitches, "--bandwidth-bytes", "0"},
+		{"infer", "--platform", twoSwitches, "--slow-ratio", "1"},
+		{"infer", "extra"},
+	} {
+		if _, err := runTopoCLI(t, args...); err == nil {
+			t.Errorf("%v accepted", args)
+		}
+	}
+}
+
+// TestClusterCommandEveryAlgorithm: from an RTT dataset of the two-switch
+// platform, every algorithm runs without a cluster count and writes a
+// valid topology; agglomerative and auto find the two switches.
+func TestClusterCommandEveryAlgorithm(t *testing.T) {
+	dir := t.TempDir()
+	ds := filepath.Join(dir, "d.json")
+	if _, err := runTopoCLI(t, "probe", "rtt", "--platform", twoSwitches, "-q", "--out", ds); err != nil {
+		t.Fatal(err)
+	}
+	truth, n := switchTruth(t)
+	for _, algo := range clusterAlgorithms {
+		out := filepath.Join(dir, algo+".json")
+		if _, err := runTopoCLI(t, "cluster", ds, "--distance", "rtt", "--algorithm", algo, "--out", out); err != nil {
+			t.Errorf("%s: %v", algo, err)
+			continue
+		}
+		tp, err := topo.ReadFile(out)
+		if err != nil {
+			t.Errorf("%s: %v", algo, err)
+			continue
+		}
+		if (algo == "auto" || algo == "agglomerative") && !hasLevel(t, tp.Levels, truth, n) {
+			t.Errorf("%s: levels %+v miss the two switches", algo, tp.Levels)
+		}
+	}
+	for _, args := range [][]string{
+		{"cluster", ds, "--algorithm", "kmeans"},
+		{"cluster", ds, "--distance", "hops"},
+		{"cluster", ds, "--distance", "plogp"}, // no plogp section
+		{"cluster", ds, "--steps", "1"},
+	} {
+		_, err := runTopoCLI(t, args...)
+		if err == nil {
+			t.Errorf("%v accepted", args)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package comm
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 )
@@ -116,12 +117,12 @@ func broadcast(ctx context.Context, c Comm, b []byte, tag int) ([]byte, error) {
 		if _, err := c.Recv(ctx, parent, tag, hdr[:]); err != nil {
 			return nil, err
 		}
-		b = make([]byte, int(getUint64(hdr[:])))
+		b = make([]byte, int(binary.LittleEndian.Uint64(hdr[:])))
 		if _, err := c.Recv(ctx, parent, tag, b); err != nil {
 			return nil, err
 		}
 	} else {
-		putUint64(hdr[:], uint64(len(b)))
+		binary.LittleEndian.PutUint64(hdr[:], uint64(len(b)))
 	}
 	// Children of me are me+2^k for 2^k below me's lowest set bit.
 	limit := lowBit(me)
@@ -147,17 +148,3 @@ func broadcast(ctx context.Context, c Comm, b []byte, tag int) ([]byte, error) {
 }
 
 func lowBit(x int) int { return x & -x }
-
-func putUint64(b []byte, v uint64) {
-	for i := 0; i < 8; i++ {
-		b[i] = byte(v >> (8 * i))
-	}
-}
-
-func getUint64(b []byte) uint64 {
-	var v uint64
-	for i := 0; i < 8; i++ {
-		v |= uint64(b[i]) << (8 * i)
-	}
-	return v
-}

@@ -108,6 +108,10 @@ func BcastBytes(ctx context.Context, c Comm, b []byte) ([]byte, error) {
 	return broadcast(ctx, c, b, tagBcast)
 }
 
+// maxBroadcast bounds what a peer may announce to BcastBytes: it carries
+// control data (identity tables, levels), never bulk data.
+const maxBroadcast = 1 << 30
+
 // broadcast sends the length first, then the bytes.
 func broadcast(ctx context.Context, c Comm, b []byte, tag int) ([]byte, error) {
 	n, me := c.Size(), c.Rank()
@@ -117,7 +121,11 @@ func broadcast(ctx context.Context, c Comm, b []byte, tag int) ([]byte, error) {
 		if _, err := c.Recv(ctx, parent, tag, hdr[:]); err != nil {
 			return nil, err
 		}
-		b = make([]byte, int(binary.LittleEndian.Uint64(hdr[:])))
+		n := binary.LittleEndian.Uint64(hdr[:])
+		if n > maxBroadcast {
+			return nil, &RankError{Rank: parent, Err: fmt.Errorf("broadcast of %d bytes announced (limit %d)", n, maxBroadcast)}
+		}
+		b = make([]byte, int(n))
 		if _, err := c.Recv(ctx, parent, tag, b); err != nil {
 			return nil, err
 		}

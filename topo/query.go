@@ -159,11 +159,17 @@ func (p *Paths) PathEdges(a, b int) ([]int, error) {
 // SharesLink reports whether the tree paths a->b and c->d have an edge in
 // common (TOPOLOGY.md's definition of two flows sharing a link).
 func (p *Paths) SharesLink(a, b, c, d int) (bool, error) {
-	e1, err := p.PathEdges(a, b)
+	return pathsIntersect(p.PathEdges, a, b, c, d)
+}
+
+// pathsIntersect tells whether path(a, b) and path(c, d) have an element
+// in common.
+func pathsIntersect(path func(x, y int) ([]int, error), a, b, c, d int) (bool, error) {
+	e1, err := path(a, b)
 	if err != nil {
 		return false, err
 	}
-	e2, err := p.PathEdges(c, d)
+	e2, err := path(c, d)
 	if err != nil {
 		return false, err
 	}
@@ -253,24 +259,7 @@ func (t *Topology) MinBandwidthOnPath(a, b int) (float64, bool, error) {
 // edge in the same direction: on full-duplex links only such flows compete
 // (the stricter reading of "share a link" that simulators and seed 001 use).
 func (p *Paths) SharesLinkDirected(a, b, c, d int) (bool, error) {
-	e1, err := p.directedPath(a, b)
-	if err != nil {
-		return false, err
-	}
-	e2, err := p.directedPath(c, d)
-	if err != nil {
-		return false, err
-	}
-	on := make(map[int]bool, len(e1))
-	for _, e := range e1 {
-		on[e] = true
-	}
-	for _, e := range e2 {
-		if on[e] {
-			return true, nil
-		}
-	}
-	return false, nil
+	return pathsIntersect(p.directedPath, a, b, c, d)
 }
 
 // directedPath returns the path a->b as edge index+1 when the edge is

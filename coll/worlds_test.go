@@ -2,11 +2,7 @@ package coll
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"log/slog"
-	"net"
 	"sync"
 	"testing"
 	"time"
@@ -59,49 +55,7 @@ func TestAcceptanceSim(t *testing.T) { runAcceptance(t, simWorld()) }
 // tcpRun runs body on n ranks over real TCP on loopback, all in this
 // process; a failing rank aborts the others.
 func tcpRun(ctx context.Context, n int, body func(ctx context.Context, c comm.Comm) error) error {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	cfg := tcp.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	eps := make([]*tcp.Endpoint, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for r := range n {
-		wg.Add(1)
-		go func(r int) {
-			defer wg.Done()
-			env := tcp.Env{Rank: r, Size: n, Coordinator: ln.Addr().String(), Token: "coll-test-token-0123456789", Listen: "127.0.0.1"}
-			opt := tcp.Options{Config: cfg}
-			if r == 0 {
-				opt.Listener = ln
-			}
-			eps[r], errs[r] = tcp.JoinWith(ctx, env, opt)
-		}(r)
-	}
-	wg.Wait()
-	ln.Close()
-	if err := errors.Join(errs...); err != nil {
-		for _, e := range eps {
-			if e != nil {
-				e.Close()
-			}
-		}
-		return err
-	}
-	for r, ep := range eps {
-		wg.Add(1)
-		go func(r int, ep *tcp.Endpoint) {
-			defer wg.Done()
-			if err := body(ctx, comm.NewWorld(ep)); err != nil {
-				errs[r] = fmt.Errorf("rank %d: %w", r, err)
-				ep.Abort(err)
-			}
-			ep.Close()
-		}(r, ep)
-	}
-	wg.Wait()
-	return errors.Join(errs...)
+	return tcp.RunLoopback(ctx, n, tcp.Config{}, body)
 }
 
 // The TCP world runs a sample of sizes and no megabyte messages for most

@@ -34,64 +34,13 @@ func joinLoopback(t testing.TB, ctx context.Context, n int, cfg Config) []*Endpo
 }
 
 func tryJoinLoopback(ctx context.Context, n int, cfg Config) ([]*Endpoint, error) {
-	if cfg.Logger == nil {
-		cfg.Logger = quietLogger()
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	eps := make([]*Endpoint, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for r := 0; r < n; r++ {
-		wg.Add(1)
-		go func(r int) {
-			defer wg.Done()
-			env := Env{Rank: r, Size: n, Coordinator: ln.Addr().String(), Token: testToken, Listen: "127.0.0.1"}
-			opt := Options{Config: cfg}
-			if r == 0 {
-				opt.Listener = ln
-			}
-			eps[r], errs[r] = JoinWith(ctx, env, opt)
-		}(r)
-	}
-	wg.Wait()
-	ln.Close()
-	if err := errors.Join(errs...); err != nil {
-		for _, e := range eps {
-			if e != nil {
-				e.Close()
-			}
-		}
-		return nil, err
-	}
-	return eps, nil
+	return JoinLoopback(ctx, n, cfg)
 }
 
-// runLoopback is a commtest.Runner over real TCP on loopback: a failing
-// rank aborts (so the others' calls fail) and every endpoint is closed.
+// runLoopback is a commtest.Runner over real TCP on loopback.
 func runLoopback(cfg Config) commtest.Runner {
 	return func(ctx context.Context, n int, body func(ctx context.Context, c comm.Comm) error) error {
-		eps, err := tryJoinLoopback(ctx, n, cfg)
-		if err != nil {
-			return err
-		}
-		errs := make([]error, n)
-		var wg sync.WaitGroup
-		for r, ep := range eps {
-			wg.Add(1)
-			go func(r int, ep *Endpoint) {
-				defer wg.Done()
-				if err := body(ctx, comm.NewWorld(ep)); err != nil {
-					errs[r] = fmt.Errorf("rank %d: %w", r, err)
-					ep.Abort(err)
-				}
-				ep.Close()
-			}(r, ep)
-		}
-		wg.Wait()
-		return errors.Join(errs...)
+		return RunLoopback(ctx, n, cfg, body)
 	}
 }
 

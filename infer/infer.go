@@ -24,6 +24,12 @@ type Result struct {
 // the distributed protocol and gives the same tree for the same
 // measurements.
 func Infer(hosts []int, p Prober, seed uint64) (Result, error) {
+	return InferTuned(hosts, p, seed, nil)
+}
+
+// InferTuned is Infer with every host's Adder adjusted by tune (when not
+// nil) before it measures, e.g. to try another NoiseFactor.
+func InferTuned(hosts []int, p Prober, seed uint64, tune func(*Adder)) (Result, error) {
 	if len(hosts) == 0 {
 		return Result{}, fmt.Errorf("infer: no hosts")
 	}
@@ -33,6 +39,9 @@ func Infer(hosts []int, p Prober, seed uint64) (Result, error) {
 	pairs := map[[2]int]bool{}
 	for i := 1; i < len(hosts); i++ {
 		ad := NewAdder(hosts[i], p, seed)
+		if tune != nil {
+			tune(ad)
+		}
 		view := snapshots[max(0, i-Ahead)]
 		if i < Ahead {
 			view = snapshots[i-1]

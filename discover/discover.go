@@ -153,7 +153,10 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 		reps[i] = h[0]
 	}
 	progress(fmt.Sprintf("rtt tree inference over %d ranks", len(reps)))
-	var tree live.Result
+	var (
+		tree live.Result
+		bmap *infer.BandwidthMap
+	)
 	if pos := indexOf(reps, me); pos >= 0 {
 		sub, err := c.Sub(reps)
 		if err != nil {
@@ -162,8 +165,15 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 		if tree, err = live.Infer(ctx, sub, opt.RTT); err != nil {
 			return nil, fmt.Errorf("discover: rtt tree: %w", err)
 		}
+		phase("rtt-tree", tree.Pairs)
+		if opt.Level != Fast && len(reps) > 1 {
+			progress("bandwidth map over the tree")
+			if bmap, err = live.BandwidthMap(ctx, sub, tree.Tree, live.DefaultBandwidthParams()); err != nil {
+				return nil, fmt.Errorf("discover: bandwidth map: %w", err)
+			}
+			phase("bandwidth-map", 0)
+		}
 	}
-	phase("rtt-tree", tree.Pairs)
 	if err := comm.Barrier(ctx, c); err != nil {
 		return nil, err
 	}
@@ -232,7 +242,7 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 		Size:    c.Size(),
 		Ranks:   topoRanks(ids, opt.Blind),
 		Levels:  levels,
-		Tree:    worldTree(tree.Tree, reps, hosts),
+		Tree:    worldTree(treeWithBandwidth(tree.Tree, bmap), reps, hosts),
 		Method: &topo.Method{Name: "rtt-tree+agglomerative", Params: map[string]any{
 			"linkage": "average", "level": string(opt.Level), "blind": opt.Blind,
 			"gap_min_jump": opt.Gap.MinJump, "gap_spread_factor": opt.Gap.SpreadFactor,
@@ -500,11 +510,10 @@ func rttSection(reps []int, tree live.Result) *probe.RTTSection {
 // all ranks: a representative standing for a host of several ranks becomes
 // a host node with every rank of the host below it (zero-length edges: the
 // inference did not measure inside hosts).
-func worldTree(t *infer.Tree, reps []int, hosts [][]int) *topo.Tree {
-	if t == nil {
+func worldTree(tt *topo.Tree, reps []int, hosts [][]int) *topo.Tree {
+	if tt == nil {
 		return nil
 	}
-	tt := t.Topo()
 	for i := range tt.Nodes {
 		if tt.Nodes[i].Rank != nil {
 			r := reps[*tt.Nodes[i].Rank]
@@ -543,6 +552,18 @@ func worldTree(t *infer.Tree, reps []int, hosts [][]int) *topo.Tree {
 		}
 	}
 	return tt
+}
+
+// treeWithBandwidth is the inferred tree in topology.json form, with the
+// bandwidth map's measured bandwidth on its edges when there is a map.
+func treeWithBandwidth(t *infer.Tree, m *infer.BandwidthMap) *topo.Tree {
+	switch {
+	case m != nil:
+		return m.Topo()
+	case t != nil:
+		return t.Topo()
+	}
+	return nil
 }
 
 func renameRank(id string, reps []int) string {

@@ -76,6 +76,15 @@ func TestDiscoverGrid5000FindsFourSites(t *testing.T) {
 		t.Errorf("levels %s (%d groups), %s (%d groups): want the 64 hosts (one rank each, from identities), then the 4 sites",
 			l[0].Name, len(l[0].Groups), l[1].Name, len(l[1].Groups))
 	}
+	withBW := 0
+	for _, e := range out.Topology.Tree.Edges {
+		if e.Bandwidth != nil && *e.Bandwidth > 0 {
+			withBW++
+		}
+	}
+	if withBW == 0 {
+		t.Errorf("standard level: no tree edge carries a bandwidth (seed 002 Sect. 6.1 map)")
+	}
 	if out.Dataset.PLogP == nil || len(out.Dataset.PLogP.Pairs) != 4*5/2 {
 		t.Errorf("standard level: want C(C+1)/2 = 10 PLogP pairs for 4 sites (seed 004)")
 	}

@@ -15,7 +15,8 @@ import (
 // simBcastTime is the virtual time of one broadcast of n bytes with s on
 // the four-racks platform (no noise), from the first rank's start to the
 // last rank's return.
-func simBcastTime(b *testing.B, s *Schedule, n int) time.Duration {
+func simBcastTime(b testing.TB, s *Schedule, n int) time.Duration {
+	b.Helper()
 	p, err := fourRacks()
 	if err != nil {
 		b.Fatal(err)

@@ -3,7 +3,6 @@ package coll
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -91,10 +90,6 @@ hosts:
 // alternates racks) loads the backbone with many hops at once. In virtual
 // time the DFS pipeline must win clearly.
 func TestShiraiDFSPipelineBeatsTreeBlindOrder(t *testing.T) {
-	p, err := fourRacks()
-	if err != nil {
-		t.Fatal(err)
-	}
 	tp := &topo.Topology{Version: 1, Size: 16}
 	racks := make([][]int, 4)
 	for r := range 16 {
@@ -103,25 +98,7 @@ func TestShiraiDFSPipelineBeatsTreeBlindOrder(t *testing.T) {
 	}
 	tp.Levels = []topo.Level{{Name: "switch", Groups: racks}}
 	n := 4 << 20
-	run := func(s *Schedule) time.Duration {
-		t.Helper()
-		var end time.Duration
-		var mu sync.Mutex
-		_, err := sim.Run(context.Background(), p, sim.Options{NoNoise: true}, func(ctx context.Context, c comm.Comm) error {
-			buf := make([]byte, n)
-			if err := s.Bcast(ctx, c, buf); err != nil {
-				return err
-			}
-			mu.Lock()
-			end = max(end, c.Now())
-			mu.Unlock()
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return end
-	}
+	run := func(s *Schedule) time.Duration { return simBcastTime(t, s, n) }
 	dfs, err := DFSPipeline(tp, 16, 0, 64<<10)
 	if err != nil {
 		t.Fatal(err)

@@ -74,7 +74,7 @@ func FuzzClusteringA(f *testing.F) {
 				}
 				continue
 			}
-			if err := checkDendrogram(d); err != nil {
+			if err := ValidateDendrogram(d); err != nil {
 				t.Fatalf("%s: %v", method, err)
 			}
 			for k := 1; k <= n; k++ {

@@ -265,37 +265,6 @@ func relabelMerges(raw []Merge, n int) []Merge {
 	return out
 }
 
-// checkDendrogram rejects a dendrogram whose ids do not form one binary tree
-// over its N points.
-func checkDendrogram(d *Dendrogram) error {
-	if d == nil || d.N < 0 {
-		return fmt.Errorf("cluster: nil or negative-size dendrogram")
-	}
-	want := d.N - 1
-	if d.N == 0 {
-		want = 0
-	}
-	if len(d.Merges) != want {
-		return fmt.Errorf("cluster: dendrogram of %d points has %d merges, want %d", d.N, len(d.Merges), want)
-	}
-	used := make([]bool, 2*d.N)
-	for i, m := range d.Merges {
-		for _, c := range [2]int{m.A, m.B} {
-			if c < 0 || c >= d.N+i || used[c] {
-				return fmt.Errorf("cluster: dendrogram merge %d uses invalid or already merged id %d", i, c)
-			}
-			used[c] = true
-		}
-		if m.A == m.B {
-			return fmt.Errorf("cluster: dendrogram merge %d joins %d with itself", i, m.A)
-		}
-		if math.IsNaN(m.Height) {
-			return fmt.Errorf("cluster: dendrogram merge %d has NaN height", i)
-		}
-	}
-	return nil
-}
-
 // applyMerges unions the members of every merge i with keep(i) true (in merge
 // order) and labels the resulting groups 0.. in order of their lowest point.
 func applyMerges(d *Dendrogram, keep func(i int) bool) Labels {
@@ -345,7 +314,7 @@ func firstSeenLabels(n int, root func(int) int) Labels {
 // two agree whenever the height of merge N-k differs from that of merge
 // N-k-1.
 func Cut(d *Dendrogram, k int) (Labels, error) {
-	if err := checkDendrogram(d); err != nil {
+	if err := ValidateDendrogram(d); err != nil {
 		return nil, err
 	}
 	if d.N == 0 && k == 0 {
@@ -363,7 +332,7 @@ func Cut(d *Dendrogram, k int) (Labels, error) {
 // largest height in its subtree is <= h (for monotone dendrograms that is
 // its own height). Clusters are numbered 0.. in order of their lowest point.
 func CutHeight(d *Dendrogram, h float64) (Labels, error) {
-	if err := checkDendrogram(d); err != nil {
+	if err := ValidateDendrogram(d); err != nil {
 		return nil, err
 	}
 	if math.IsNaN(h) {

@@ -147,7 +147,7 @@ func TestAgglomerativeProperties(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := checkDendrogram(d); err != nil {
+			if err := ValidateDendrogram(d); err != nil {
 				t.Fatalf("seed %d %s: %v", seed, method, err)
 			}
 			size := func(c int) int {

@@ -1,6 +1,7 @@
 package infer
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -60,16 +61,18 @@ func (np *noisyPlatform) Bandwidths(pairs []PairBandwidth) ([]float64, error) {
 }
 
 func inferNoisy(t *testing.T, name string) (*platform.Platform, *noisyPlatform, Result) {
-	return inferNoisyTuned(t, name, nil)
+	return inferNoisySeeded(t, name, 0)
 }
 
-func inferNoisyTuned(t *testing.T, name string, tune func(*Adder)) (*platform.Platform, *noisyPlatform, Result) {
+// inferNoisySeeded shifts the noise seed and the inference's own seed by
+// seed (0: the platform's seed, as the acceptance runs).
+func inferNoisySeeded(t *testing.T, name string, seed uint64) (*platform.Platform, *noisyPlatform, Result) {
 	t.Helper()
 	p, err := platform.Load(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	np := &noisyPlatform{p: p, sd: p.Noise().LatencyJitter, rng: rand.New(rand.NewPCG(uint64(p.Noise().Seed), 1))}
+	np := &noisyPlatform{p: p, sd: p.Noise().LatencyJitter, rng: rand.New(rand.NewPCG(uint64(p.Noise().Seed)+seed, 1))}
 	if np.sd == 0 {
 		t.Fatalf("%s has no latency jitter", name)
 	}
@@ -77,7 +80,7 @@ func inferNoisyTuned(t *testing.T, name string, tune func(*Adder)) (*platform.Pl
 	for i := range hosts {
 		hosts[i] = i
 	}
-	res, err := InferTuned(hosts, np, 1, tune)
+	res, err := Infer(hosts, np, 1+seed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,14 +114,19 @@ func treeEdges(tr *Tree, a, b int) map[[2]int]bool {
 	return out
 }
 
-// TestShiraiNoisyTreeAcceptance: seed 002's acceptance on
-// shirai-4clusters (256 ranks) with the platform's 2% latency jitter:
-// add's measurements within (p(d-1)+1)(N-2)+1, shared-link queries with no
-// false negative and under 5% false positives, and 95% of the pairs'
-// latencies within 5% of the truth. The fraction of pairs measured is
-// logged (the issue's 15% is not reached: see docs/inference.md).
-func TestShiraiNoisyTreeAcceptance(t *testing.T) {
-	p, np, res := inferNoisy(t, "shirai-4clusters")
+// shiraiScore is what seed 002's acceptance looks at in an inferred tree.
+type shiraiScore struct {
+	pairs, all, add, bound int
+	within                 float64 // fraction of pairs within 5% of the true latency
+	fn, fp                 float64 // shared-link query error rates
+	switches               int
+}
+
+// scoreShirai infers shirai-4clusters under the given noise seed and
+// scores the tree against the platform.
+func scoreShirai(t *testing.T, seed uint64) shiraiScore {
+	t.Helper()
+	p, np, res := inferNoisySeeded(t, "shirai-4clusters", seed)
 	n := p.NumRanks()
 	ports := map[string]int{}
 	for _, l := range p.Links() {
@@ -141,18 +149,6 @@ func TestShiraiNoisyTreeAcceptance(t *testing.T) {
 				within++
 			}
 		}
-	}
-	all := n * (n - 1) / 2
-	bound := (maxP*(d-1)+1)*(n-2) + 1
-	t.Logf("add measurements %d (bound %d, p=%d d=%d), pairs measured %d of %d = %.1f%%, switches %d",
-		res.AddMeasurements, bound, maxP, d, res.Pairs, all, 100*float64(res.Pairs)/float64(all), res.Tree.Switches())
-	if res.AddMeasurements > bound || res.Pairs > bound {
-		t.Errorf("measurements above the Sect. 3.3 bound %d", bound)
-	}
-	if frac := float64(within) / float64(all); frac < 0.95 {
-		t.Errorf("latency ratios within 5%% of 1 for %.1f%% of pairs, want 95%%", 100*frac)
-	} else {
-		t.Logf("latency ratios within 5%% for %.2f%% of pairs", 100*frac)
 	}
 	endpoints := make([]int, n)
 	for i := range endpoints {
@@ -180,9 +176,67 @@ func TestShiraiNoisyTreeAcceptance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("shared-link queries: FN rate %.4f, FP rate %.4f (%d queries)", q.FalseNegativeRate, q.FalsePositiveRate, q.Queries)
-	if q.FalseNegativeRate != 0 || q.FalsePositiveRate >= 0.05 {
-		t.Errorf("false negatives %.4f (want 0), false positives %.4f (want < 5%%)", q.FalseNegativeRate, q.FalsePositiveRate)
+	all := n * (n - 1) / 2
+	return shiraiScore{pairs: res.Pairs, all: all, add: res.AddMeasurements, bound: (maxP*(d-1)+1)*(n-2) + 1,
+		within: float64(within) / float64(all), fn: q.FalseNegativeRate, fp: q.FalsePositiveRate, switches: res.Tree.Switches()}
+}
+
+func (s shiraiScore) String() string {
+	return fmt.Sprintf("pairs %d of %d (%.1f%%), add %d (bound %d), within 5%% %.2f%%, FN %.4f, FP %.4f, %d switches",
+		s.pairs, s.all, 100*float64(s.pairs)/float64(s.all), s.add, s.bound, 100*s.within, s.fn, s.fp, s.switches)
+}
+
+// acceptable is the issue's acceptance: measurements within the Sect. 3.3
+// bound and below 15% of the pairs, no false negative, under 5% false
+// positives, 95% of the latencies within 5%.
+func (s shiraiScore) acceptable() bool {
+	return s.add <= s.bound && s.pairs <= s.bound && float64(s.pairs) < 0.15*float64(s.all) &&
+		s.fn == 0 && s.fp < 0.05 && s.within >= 0.95
+}
+
+// TestShiraiNoisyTreeAcceptance: seed 002's acceptance on
+// shirai-4clusters (256 ranks) with the platform's 2% latency jitter:
+// add's measurements within (p(d-1)+1)(N-2)+1, fewer than 15% of the
+// pairs measured, shared-link queries with no false negative and under 5%
+// false positives, and 95% of the pairs' latencies within 5% of the truth.
+func TestShiraiNoisyTreeAcceptance(t *testing.T) {
+	s := scoreShirai(t, 0)
+	t.Log(s)
+	if !s.acceptable() {
+		t.Errorf("acceptance not met: %v", s)
+	}
+}
+
+// TestShiraiNoisyAcrossSeeds: the same acceptance under eleven other noise
+// seeds, so the defaults are not tuned to one draw of the noise. Two miss
+// it today (seeds 1 and 8: a switch with no host of its own placed from
+// 700 us RTTs, see docs/inference.md); more would be a regression.
+func TestShiraiNoisyAcrossSeeds(t *testing.T) {
+	failed := 0
+	for seed := uint64(1); seed < 12; seed++ {
+		if s := scoreShirai(t, seed); !s.acceptable() {
+			failed++
+			t.Logf("noise seed %d misses the acceptance: %v", seed, s)
+		}
+	}
+	if failed > 2 {
+		t.Errorf("%d of 11 noise seeds miss the acceptance, want at most 2", failed)
+	}
+}
+
+// TestDichevN1RouterTreeAcrossSeeds: dichev-n1's router tree (14
+// switches) under eight noise seeds; one (seed 3) gets a spurious switch
+// today, more would be a regression.
+func TestDichevN1RouterTreeAcrossSeeds(t *testing.T) {
+	wrong := 0
+	for seed := uint64(0); seed < 8; seed++ {
+		if _, _, res := inferNoisySeeded(t, "dichev-n1", seed); res.Tree.Switches() != 14 {
+			wrong++
+			t.Logf("noise seed %d: %d switches, want 14", seed, res.Tree.Switches())
+		}
+	}
+	if wrong > 1 {
+		t.Errorf("%d of 8 noise seeds miss the router tree, want at most 1", wrong)
 	}
 }
 
@@ -191,12 +245,8 @@ func TestShiraiNoisyTreeAcceptance(t *testing.T) {
 // the four 100 Mbps links as bottlenecks, and the cut at slow edges gives
 // the 4 groups of 128 ranks (NMI 1). Bandwidths are each pair's
 // bottleneck capacity (the live measurement is in infer/live).
-// The router tree comes out exact with NoiseFactor 10. The default, 5, is
-// what fram-like's sub-microsecond, fully jittered latencies allow (10
-// merges its nodes and islands); with it dichev-n1 gets 22 switches, 8 of
-// them spurious (issue 5 keeps this open).
 func TestDichevN1NoisyBandwidthMap(t *testing.T) {
-	p, np, res := inferNoisyTuned(t, "dichev-n1", func(ad *Adder) { ad.NoiseFactor = 10 })
+	p, np, res := inferNoisy(t, "dichev-n1")
 	n := p.NumRanks()
 	bad := 0
 	for a := 0; a < n; a++ {

@@ -122,7 +122,7 @@ func inferTopology(res live.Result, m *infer.BandwidthMap, n int, slowRatio floa
 		}
 	}
 	tree := res.Tree.Topo()
-	params := map[string]any{"linkage": "average", "gap_min_jump": discover.TreeGap().MinJump, "close_samples": infer.DefaultCloseSamples, "noise_factor": infer.DefaultNoiseFactor}
+	params := map[string]any{"linkage": "average", "gap_min_jump": discover.TreeGap().MinJump, "close_samples": infer.DefaultCloseSamples, "newcomer_samples": infer.DefaultNewcomerSamples, "confirm": infer.DefaultConfirm, "noise_factor": infer.DefaultNoiseFactor}
 	if m != nil {
 		tree = m.Topo()
 		groups, thr := m.SlowGroups(slowRatio)

@@ -127,3 +127,40 @@ func TestClusterCommandEveryAlgorithm(t *testing.T) {
 		}
 	}
 }
+
+// TestShiraiLiveAcceptance: issue 5's acceptance on shirai-4clusters with
+// the live protocol in the simulator (platform noise, its seed):
+// fewer than 15% of the pairs measured, no false negative and under 5%
+// false positives on shared-link queries, 95% of the latencies within 5%.
+func TestShiraiLiveAcceptance(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "s.json")
+	if _, err := runTopoCLI(t, "infer", "--platform", "shirai-4clusters", "--out", out); err != nil {
+		t.Fatal(err)
+	}
+	tp, err := topo.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth, err := loadTruth("shirai-4clusters")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := compareTopology(tp, out, truth, 10000, 1, 200000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, q, l := tp.Measurements, rep.LinkQueries, rep.Latency
+	if m == nil || q == nil || l == nil {
+		t.Fatalf("missing figures: measurements %v, queries %v, latency %v", m, q, l)
+	}
+	t.Logf("pairs %d of %d; FN %.4f FP %.4f; within 5%% %.4f", m.PairsMeasured, m.PairsTotal, q.FalseNegativeRate, q.FalsePositiveRate, l.Within5)
+	if m.PairsTotal != 32640 || float64(m.PairsMeasured) >= 0.15*float64(m.PairsTotal) {
+		t.Errorf("%d of %d pairs measured, want under 15%%", m.PairsMeasured, m.PairsTotal)
+	}
+	if q.FalseNegativeRate != 0 || q.FalsePositiveRate >= 0.05 {
+		t.Errorf("shared-link queries: FN %.4f (want 0), FP %.4f (want < 0.05)", q.FalseNegativeRate, q.FalsePositiveRate)
+	}
+	if l.Within5 < 0.95 {
+		t.Errorf("latencies within 5%%: %.4f, want >= 0.95", l.Within5)
+	}
+}

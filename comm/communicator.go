@@ -122,7 +122,7 @@ func (c *communicator) Irecv(src, tag int, b []byte) Request {
 }
 
 func (c *communicator) Recv(ctx context.Context, src, tag int, b []byte) (Status, error) {
-	return c.Irecv(src, tag, b).Wait(ctx)
+	return c.recvBlocking(ctx, src, tag, b)
 }
 
 // localRequest translates the world source rank of a receive into this

@@ -16,7 +16,8 @@
 // write that finds the socket full hands any idle connection back to its
 // reader first), blocking writes cannot deadlock. Synchronous sends carry
 // an id and complete when the receiver's ack frame (sent when the message
-// is matched) comes back.
+// is matched) comes back. RecvBlocking (comm.BlockingReceiver) is Irecv
+// and Wait with a reused request: a receive loop allocates nothing.
 //
 // Faults. A connection that breaks without a goodbye, a protocol error, or
 // a peer silent for longer than the heartbeat timeout fails every pending
@@ -133,6 +134,8 @@ type Endpoint struct {
 
 	peers []*peer // nil at our own rank
 
+	recvPool sync.Pool // of *request for RecvBlocking
+
 	abortOnce sync.Once
 	aborted   chan struct{}
 	abortErr  error
@@ -177,21 +180,23 @@ type peer struct {
 	br    *bufio.Reader
 	rhdr  [headerSize]byte
 	spare *inmsg // reusable for messages that match at arrival (under rmu)
+	// midFrame is set by whoever holds rmu while it reads a frame's bytes
+	// (after the first): interrupts are absorbed then (see frameReader).
+	midFrame bool
 
-	dmu              sync.Mutex  // guards the fields below
-	drivers          int         // 1 while a waiting goroutine reads (drive)
-	inFrame          bool        // a frame is being read: no interrupt now
-	interruptPending bool        // interrupt at the end of the frame
-	readOver         bool        // the stream ended; nobody reads any more
-	bgReading        bool        // the reader goroutine is in its read section
-	grace            bool        // handed back by a driver; the reader waits
-	driveGen         uint64      // drives so far: the watchdog sees whether a grace is new
-	graceFlag        atomic.Bool // mirrors grace for lock-free checks
-	resume           chan struct{}
-	graceGen         uint64          // driveGen when the watchdog last looked (watchdog only)
-	graceSeen        time.Duration   // when the watchdog first saw that grace
-	watchDone        <-chan struct{} // Done of the context watchStop watches
-	watchStop        func() bool
+	// turn says who may read the connection (see the turn constants).
+	turn atomic.Uint64
+
+	dmu       sync.Mutex // guards the fields below (and turn's changes from turnFree)
+	readOver  bool       // the stream ended; nobody reads any more (written by the reader of the moment)
+	bgReading bool       // the reader goroutine is in its read section
+	resume    chan struct{}
+	graceGen  uint64        // drive count of the grace the watchdog last saw (watchdog only)
+	graceSeen time.Duration // when the watchdog first saw that grace
+	// watchDone and watchStop are the context registration of watchCtx,
+	// used by the driver of the moment (changed under dmu).
+	watchDone <-chan struct{}
+	watchStop func() bool
 
 	hbQueued  atomic.Bool  // a heartbeat waits in the control queue
 	lastRecv  atomic.Int64 // Endpoint.Now() of the last byte read, ns (as of the last watchdog tick)
@@ -241,7 +246,7 @@ func (e *Endpoint) attach(r int, conn net.Conn) {
 			p.writevFn = p.writevStep
 		}
 	}
-	p.br = bufio.NewReaderSize(conn, readBuffer)
+	p.br = bufio.NewReaderSize(frameReader{p}, readBuffer)
 	now := int64(e.Now())
 	p.lastRecv.Store(now)
 	p.lastWrite.Store(now)
@@ -386,6 +391,32 @@ func (e *Endpoint) Irecv(cid uint64, src, tag int, b []byte) comm.Request {
 		return comm.Failed(err)
 	}
 	r := newRequest(e)
+	if err := e.startRecv(r, cid, src, tag, b); err != nil {
+		return comm.Failed(err)
+	}
+	return r
+}
+
+// RecvBlocking receives like Irecv followed by Wait, without a request
+// for the caller to hold: the request comes from a free list and goes
+// back to it once complete, so a loop of blocking receives allocates
+// nothing (comm.BlockingReceiver).
+func (e *Endpoint) RecvBlocking(ctx context.Context, cid uint64, src, tag int, b []byte) (comm.Status, error) {
+	if err := e.err(); err != nil {
+		return comm.Status{}, err
+	}
+	r := e.getRecv()
+	if err := e.startRecv(r, cid, src, tag, b); err != nil {
+		return comm.Status{}, err
+	}
+	st, err := r.Wait(ctx)
+	e.putRecv(r)
+	return st, err
+}
+
+// startRecv matches receive r against the unexpected messages or posts it.
+// An error means r was not posted (and will never complete).
+func (e *Endpoint) startRecv(r *request, cid uint64, src, tag int, b []byte) error {
 	r.buf = b
 	e.mu.Lock()
 	m, ok := e.post(cid, src, tag, r)
@@ -395,13 +426,13 @@ func (e *Endpoint) Irecv(cid uint64, src, tag int, b []byte) comm.Request {
 			// been matched against the queue: nothing can come.
 			e.unpost(r)
 			e.mu.Unlock()
-			return comm.Failed(&comm.RankError{Rank: src, Err: errFinished})
+			return &comm.RankError{Rank: src, Err: errFinished}
 		}
 		if src >= 0 && src != e.rank {
 			r.peer = e.peers[src]
 		}
 		e.mu.Unlock()
-		return r
+		return nil
 	}
 	complete := m.done
 	if !complete {
@@ -412,7 +443,30 @@ func (e *Endpoint) Irecv(cid uint64, src, tag int, b []byte) comm.Request {
 	if complete {
 		deliver(r, m, m.data)
 	}
-	return r
+	return nil
+}
+
+// getRecv takes a receive request from the free list (see RecvBlocking).
+func (e *Endpoint) getRecv() *request {
+	if r, _ := e.recvPool.Get().(*request); r != nil {
+		return r
+	}
+	return newRequest(e)
+}
+
+// putRecv returns r to the free list if nothing can touch it any more:
+// once it is complete (complete's last access to r is the state; the
+// slot, the engine and the message that matched it dropped it before; and
+// a receive is completed exactly once, by whoever took it out of the slot
+// or the engine under e.mu, so no late complete can hit the reused r).
+// A receive abandoned before completing (its context ended, the endpoint
+// aborted, it could not be posted) is left to the collector.
+func (e *Endpoint) putRecv(r *request) {
+	if r.state.Load() != reqDone {
+		return
+	}
+	*r = request{ep: e}
+	e.recvPool.Put(r)
 }
 
 // The receive slot. A receive posted while the engine holds nothing (no
@@ -591,18 +645,15 @@ func (e *Endpoint) watchdog() {
 				p.conn.Close()
 				continue
 			}
-			if p.graceFlag.Load() {
+			if t := p.turn.Load(); t&turnMask == turnGrace {
 				// Reading the clock at the end of every drive would cost
 				// more than the drive's bookkeeping: the watchdog notes when
 				// it first sees a grace, and ends it a tick later if no
 				// drive happened in between.
-				p.dmu.Lock()
-				gen := p.driveGen
-				p.dmu.Unlock()
-				if gen != p.graceGen {
+				if gen := t >> turnShift; gen != p.graceGen {
 					p.graceGen, p.graceSeen = gen, now
-				} else if now-p.graceSeen >= handbackGrace {
-					p.endGrace()
+				} else if now-p.graceSeen >= handbackGrace && p.turn.CompareAndSwap(t, t&^turnMask|turnFree) {
+					p.wakeReader()
 				}
 			}
 			if now-time.Duration(p.lastWrite.Load()) >= iv/2 && !p.hbQueued.Swap(true) {
@@ -631,7 +682,12 @@ func (p *peer) touchRead() {
 
 func (p *peer) writeData(h *header, b []byte) error {
 	p.wmu.Lock()
-	defer p.wmu.Unlock()
+	err := p.writeDataLocked(h, b)
+	p.wmu.Unlock()
+	return err
+}
+
+func (p *peer) writeDataLocked(h *header, b []byte) error {
 	if p.wdone {
 		return errFinished
 	}
@@ -687,7 +743,16 @@ func (p *peer) writev(bufs [][]byte) error {
 // that a send allocates nothing); it works on p.wv under wmu.
 func (p *peer) writevStep(fd uintptr) bool {
 	for len(p.wv) > 0 {
-		n, err := unix.Writev(int(fd), p.wv)
+		var n int
+		var err error
+		if len(p.wv) == 1 {
+			// write(2) of one buffer: cheaper in the kernel than a
+			// one-element writev (no iovec to import) and no iovec
+			// array to build here.
+			n, err = unix.Write(int(fd), p.wv[0])
+		} else {
+			n, err = unix.Writev(int(fd), p.wv)
+		}
 		switch {
 		case err == unix.EAGAIN:
 			// The peer may itself be blocked writing to us, or to a
@@ -788,15 +853,15 @@ func (p *peer) takePending(id uint64) *request {
 
 // ---- peer: reading ----
 
-// Reading. Exactly one goroutine reads a connection at a time: whoever
-// holds rmu. Usually that is the peer's reader goroutine; but a goroutine
-// waiting for a receive from this peer becomes the reader itself (it
-// "drives" the connection) until its message is in, so that the bytes are
-// read by the goroutine that wants them, woken directly by the network
+// Reading. Exactly one goroutine reads a connection at a time (see the
+// turns below). Usually that is the peer's reader goroutine; but a
+// goroutine waiting for a receive from this peer becomes the reader itself
+// (it "drives" the connection) until its message is in, so that the bytes
+// are read by the goroutine that wants them, woken directly by the network
 // poller, with no hand-off to another goroutine (which costs as much as the
 // loopback round trip itself). The reader goroutine is moved out of the
-// way only between frames: a past read deadline interrupts its wait for the
-// next frame, never a frame half read.
+// way between frames: a past read deadline interrupts its wait for the
+// next frame, and is absorbed inside a frame (frameReader).
 
 var longAgo = time.Unix(1, 0)
 
@@ -815,17 +880,19 @@ func (p *peer) readLoop() {
 			p.clearStaleDeadline()
 			continue
 		}
-		if !p.beginFrame(false) {
-			p.dmu.Lock()
+		p.dmu.Lock()
+		if p.turn.Load()&turnMask == turnDriving {
 			p.bgReading = false
 			p.dmu.Unlock()
 			p.rmu.Unlock() // a driver arrived: the bytes stay buffered for it
 			continue
 		}
+		p.dmu.Unlock()
 		if err == nil {
+			p.midFrame = true
 			err = p.readFrame()
+			p.midFrame = false
 		}
-		p.endFrame()
 		p.dmu.Lock()
 		p.bgReading = false
 		p.dmu.Unlock()
@@ -834,6 +901,29 @@ func (p *peer) readLoop() {
 			p.finish(err)
 			return
 		}
+	}
+}
+
+// frameReader is the connection as the read buffer sees it. A read
+// deadline in the past is how a reader blocked between frames is
+// interrupted (see interrupt). Inside a frame, where the rest of the bytes
+// are on their way, such an interrupt is absorbed: the deadline is cleared
+// and the read retried. That loses nothing: an interrupt only says "look
+// again", whoever reads re-checks why it reads before every frame, and
+// whatever made an interrupt (a context ended, an abort, a driver waiting)
+// happened before the deadline that the clearing undoes. So no lock is
+// taken per frame to keep interrupts out of frames.
+type frameReader struct{ p *peer }
+
+func (f frameReader) Read(b []byte) (int, error) {
+	p := f.p
+	for {
+		n, err := p.conn.Read(b)
+		if n == 0 && err != nil && p.midFrame && isTimeout(err) {
+			p.conn.SetReadDeadline(time.Time{})
+			continue
+		}
+		return n, err
 	}
 }
 
@@ -846,7 +936,7 @@ func (p *peer) awaitTurn() bool {
 			p.dmu.Unlock()
 			return false
 		}
-		if p.drivers == 0 && !p.grace {
+		if p.turn.Load()&turnMask == turnFree {
 			p.bgReading = true
 			p.dmu.Unlock()
 			return true
@@ -875,15 +965,23 @@ const (
 	handbackTick  = 20 * time.Millisecond
 )
 
-// endGrace hands the connection back to the reader goroutine.
+// endGrace hands the connection back to the reader goroutine if it is
+// in grace.
 func (p *peer) endGrace() {
-	if !p.graceFlag.Load() {
-		return
+	for {
+		t := p.turn.Load()
+		if t&turnMask != turnGrace {
+			return
+		}
+		if p.turn.CompareAndSwap(t, t&^turnMask|turnFree) {
+			p.wakeReader()
+			return
+		}
 	}
-	p.dmu.Lock()
-	p.grace = false
-	p.graceFlag.Store(false)
-	p.dmu.Unlock()
+}
+
+// wakeReader makes the reader goroutine re-examine its turn.
+func (p *peer) wakeReader() {
 	select {
 	case p.resume <- struct{}{}:
 	default:
@@ -900,66 +998,81 @@ func (e *Endpoint) endGraces() {
 	}
 }
 
-func (p *peer) beginFrame(driver bool) bool {
-	p.dmu.Lock()
-	if !driver && p.drivers > 0 {
-		p.dmu.Unlock()
-		return false
-	}
-	p.inFrame = true
-	p.dmu.Unlock()
-	return true
-}
-
-func (p *peer) endFrame() {
-	p.dmu.Lock()
-	p.endFrameLocked()
-	p.dmu.Unlock()
-}
-
-func (p *peer) endFrameLocked() {
-	p.inFrame = false
-	if p.interruptPending {
-		p.interruptPending = false
-		p.conn.SetReadDeadline(longAgo)
-	}
-}
-
 // interrupt makes the current reader re-examine its situation (a driver's
-// context ended, the endpoint aborted) at the next frame boundary.
+// context ended, the endpoint aborted, a driver waits) if it is waiting
+// for the next frame; a reader inside a frame finishes it first (see
+// frameReader).
 func (p *peer) interrupt() {
-	p.dmu.Lock()
-	defer p.dmu.Unlock()
-	if p.inFrame {
-		p.interruptPending = true
-	} else {
-		p.conn.SetReadDeadline(longAgo)
-	}
+	p.conn.SetReadDeadline(longAgo)
 }
 
 func (p *peer) clearStaleDeadline() {
 	p.dmu.Lock()
 	defer p.dmu.Unlock()
-	if p.drivers == 0 {
+	if p.turn.Load()&turnMask != turnDriving {
 		p.conn.SetReadDeadline(time.Time{})
 	}
 }
+
+// Turns. Who may read a connection is one atomic word, turn: the state
+// in its low bits, and in the others the number of drives so far (the
+// watchdog tells a new grace from an old one by it).
+//
+//	turnFree:    the reader goroutine may read (it enters its read section
+//	             under dmu, noting bgReading, and holds rmu while in it);
+//	turnDriving: one driver reads, and nobody else;
+//	turnGrace:   a driver left the connection unread; nobody reads until
+//	             a driver takes it (grace -> driving, one compare-and-swap,
+//	             no lock) or it is handed back (grace -> free: endGrace).
+//
+// Only a driver leaves turnDriving. free -> driving happens under dmu, so
+// that the driver sees bgReading and moves the reader goroutine out of
+// the way (a past read deadline, then rmu). In grace the reader goroutine
+// is outside its read section (it entered only in turnFree, and a driver
+// that took the connection from it waited on rmu), so a driver that takes
+// a grace reads without any lock: a receive loop (a ping-pong, a stream)
+// costs two atomic operations per message here.
+const (
+	turnFree    = 0
+	turnDriving = 1
+	turnGrace   = 2
+	turnMask    = 3
+	turnShift   = 2
+)
 
 // drive reads this peer's connection in the calling goroutine until r
 // completes, ctx ends or the endpoint aborts. It returns at once if another
 // goroutine already drives the connection (r then completes by that one or
 // by the reader goroutine).
 func (p *peer) drive(ctx context.Context, r *request) {
-	e := p.ep
-	p.dmu.Lock()
-	if p.drivers > 0 || p.readOver {
-		p.dmu.Unlock()
+	t := p.turn.Load()
+	if t&turnMask == turnGrace && p.turn.CompareAndSwap(t, t&^turnMask|turnDriving) {
+		// Taken from a grace: nobody else reads, nobody holds rmu for reading.
+		if p.readOver {
+			p.turn.Store(t)
+			return
+		}
+		if done := ctx.Done(); done != nil && done != p.watchDone {
+			p.dmu.Lock()
+			p.watchCtx(ctx)
+			p.dmu.Unlock()
+		}
+		p.readFor(ctx, r)
+		p.turn.Store(t + 1<<turnShift) // grace again, one more drive
 		return
 	}
-	p.drivers = 1
-	p.grace = false
-	p.graceFlag.Store(false)
-	kicked := p.bgReading && !p.inFrame
+	p.dmu.Lock()
+	for {
+		t = p.turn.Load()
+		if t&turnMask == turnDriving || p.readOver {
+			p.dmu.Unlock()
+			return
+		}
+		if p.turn.CompareAndSwap(t, t&^turnMask|turnDriving) {
+			break
+		}
+	}
+	kicked := p.bgReading
 	if kicked {
 		p.conn.SetReadDeadline(longAgo) // move the reader goroutine out of its wait
 	}
@@ -967,54 +1080,37 @@ func (p *peer) drive(ctx context.Context, r *request) {
 	p.dmu.Unlock()
 	p.rmu.Lock()
 	if kicked {
-		p.dmu.Lock()
 		p.conn.SetReadDeadline(time.Time{})
-		p.dmu.Unlock()
 	}
-	var err error
-	done := ctx.Done()
-	for !r.isDone() && !closed(done) && e.err() == nil {
-		if _, err = p.br.Peek(1); err != nil && isTimeout(err) {
-			err = nil
-			p.dmu.Lock()
-			p.conn.SetReadDeadline(time.Time{})
-			p.dmu.Unlock()
-			continue // an interrupt: re-check why we drive
-		}
-		p.beginFrame(true)
-		if err == nil {
-			err = p.readFrame()
-		}
-		if err == nil && r.isDone() {
-			// The usual way out: end the frame and the drive at once.
-			p.dmu.Lock()
-			p.endFrameLocked()
-			p.endDriveLocked()
-			p.dmu.Unlock()
-			p.rmu.Unlock()
-			return
-		}
-		p.endFrame()
-		if err != nil {
-			break
-		}
-	}
+	p.readFor(ctx, r)
+	p.turn.Store(t&^turnMask | turnGrace + 1<<turnShift)
 	p.rmu.Unlock()
-	if err != nil {
-		p.finish(err)
-	}
-	p.dmu.Lock()
-	p.endDriveLocked()
-	p.dmu.Unlock()
 }
 
-// endDriveLocked leaves the connection unread, in grace, for the next
-// driver (see handbackGrace); with dmu held.
-func (p *peer) endDriveLocked() {
-	p.drivers = 0
-	p.grace = true
-	p.graceFlag.Store(true)
-	p.driveGen++
+// readFor reads frames as the driver until r completes, ctx ends or the
+// endpoint aborts; a read error ends reading for good (finish).
+func (p *peer) readFor(ctx context.Context, r *request) {
+	e := p.ep
+	done := ctx.Done()
+	// The conditions are checked after any clearing of the deadline, so
+	// an interrupt is never lost (see frameReader).
+	for !r.isDone() && !closed(done) && e.err() == nil {
+		if _, err := p.br.Peek(1); err != nil {
+			if !isTimeout(err) {
+				p.finish(err)
+				return
+			}
+			p.conn.SetReadDeadline(time.Time{})
+			continue // an interrupt: re-check why we drive
+		}
+		p.midFrame = true
+		err := p.readFrame()
+		p.midFrame = false
+		if err != nil {
+			p.finish(err)
+			return
+		}
+	}
 }
 
 // watchCtx makes sure that the end of ctx interrupts whoever reads the
@@ -1043,7 +1139,9 @@ func (p *peer) unwatch() {
 	if p.watchStop != nil {
 		p.watchStop()
 	}
-	p.watchStop, p.watchDone = nil, nil
+	// watchDone stays: a driver may be reading it (drives after Close
+	// fail at once anyway).
+	p.watchStop = nil
 }
 
 // closed reports whether done (a context's Done, possibly nil) is closed;
@@ -1066,10 +1164,7 @@ func (p *peer) finish(err error) {
 	}
 	p.readOver = true
 	p.dmu.Unlock()
-	select {
-	case p.resume <- struct{}{}:
-	default:
-	}
+	p.wakeReader()
 	if errors.Is(err, errProtocol) {
 		p.protocolError(err)
 	} else {
@@ -1253,16 +1348,16 @@ func (p *peer) readInto(br *bufio.Reader, r *request, m *inmsg, prefix []byte) e
 
 // ---- requests ----
 
-// request is a pending send or receive. Completion is an atomic flag: the
-// goroutine that drives the connection checks it between frames without
-// any channel operation, and a channel is made only when some goroutine
-// actually has to block on the request (most receives complete while
-// their owner is reading the socket itself).
+// request is a pending send or receive. Completion is an atomic state:
+// the goroutine that drives the connection checks it between frames
+// without any channel operation, and a channel is made only when some
+// goroutine actually has to block on the request (most receives complete
+// while their owner is reading the socket itself).
 type request struct {
 	ep     *Endpoint
 	buf    []byte
-	state  atomic.Uint32                 // reqPending, reqCompleting, reqDone: st and err are final at reqDone
-	ch     atomic.Pointer[chan struct{}] // made on demand by doneCh, closed on completion
+	state  atomic.Uint32                 // reqPending, reqWaiting, reqCompleting, reqDone: st and err are final at reqDone
+	ch     atomic.Pointer[chan struct{}] // made by a waiter (doneCh) before it sets reqWaiting; closed on completion
 	st     comm.Status
 	err    error
 	posted bool // the receive went to the engine under tk (else maybe e.slot)
@@ -1276,6 +1371,7 @@ var closedCh = func() chan struct{} { c := make(chan struct{}); close(c); return
 
 const (
 	reqPending uint32 = iota
+	reqWaiting        // as pending, and a waiter sleeps on r.ch
 	reqCompleting
 	reqDone
 )
@@ -1284,22 +1380,37 @@ func (r *request) isDone() bool { return r.state.Load() == reqDone }
 
 func newRequest(e *Endpoint) *request { return &request{ep: e} }
 
-// complete records the outcome (the first call wins) and wakes a waiter.
-// A waiter publishes its channel before it checks the state, and complete
-// publishes the state before it looks for a channel: one of the two sees
-// the other, so no waiter sleeps on a completed request.
+// complete records the outcome (the first call wins) and wakes the
+// waiters, if any: two atomic operations, a compare-and-swap that claims
+// the request and the store of reqDone. The store is complete's last
+// access to r (it reads the waiters' channel before), so that a request
+// may be reused as soon as its owner sees reqDone (see getRecv).
 func (r *request) complete(st comm.Status, err error) {
-	if !r.state.CompareAndSwap(reqPending, reqCompleting) {
+	for {
+		s := r.state.Load()
+		if s >= reqCompleting {
+			return
+		}
+		if !r.state.CompareAndSwap(s, reqCompleting) {
+			continue // a waiter arrived meanwhile
+		}
+		r.st, r.err = st, err
+		if s == reqWaiting {
+			ch := r.ch.Load()
+			r.state.Store(reqDone)
+			close(*ch)
+			return
+		}
+		r.state.Store(reqDone)
 		return
-	}
-	r.st, r.err = st, err
-	r.state.Store(reqDone)
-	if ch := r.ch.Load(); ch != nil {
-		close(*ch)
 	}
 }
 
-// doneCh returns a channel closed when r completes.
+// doneCh returns a channel closed when r completes. A waiter publishes
+// its channel in r.ch, then moves the state from pending to waiting: a
+// completer that claims the request after that closes the channel, and a
+// completer that claimed it before is at most a few instructions from
+// reqDone.
 func (r *request) doneCh() <-chan struct{} {
 	if r.isDone() {
 		return closedCh
@@ -1310,13 +1421,24 @@ func (r *request) doneCh() <-chan struct{} {
 		if r.ch.CompareAndSwap(nil, &c) {
 			ch = &c
 		} else {
-			ch = r.ch.Load()
+			ch = r.ch.Load() // another waiter's
 		}
 	}
-	if r.isDone() {
-		return closedCh
+	for {
+		switch r.state.Load() {
+		case reqWaiting:
+			return *ch
+		case reqPending:
+			if r.state.CompareAndSwap(reqPending, reqWaiting) {
+				return *ch
+			}
+		default:
+			for !r.isDone() {
+				runtime.Gosched()
+			}
+			return closedCh
+		}
 	}
-	return *ch
 }
 
 // cancel withdraws a posted receive that has not matched yet; false means

@@ -65,18 +65,18 @@ func decodeHeader(b []byte, maxMessage int64) (header, error) {
 	if len(b) < headerSize {
 		return header{}, fmt.Errorf("%w: short header (%d bytes)", errProtocol, len(b))
 	}
+	_ = b[headerSize-1]
+	w0 := binary.LittleEndian.Uint64(b[0:])
 	h := header{
-		kind:   b[0],
-		flags:  b[1],
+		kind:   byte(w0),
+		flags:  byte(w0 >> 8),
 		cid:    binary.LittleEndian.Uint64(b[8:]),
 		tag:    int64(binary.LittleEndian.Uint64(b[16:])),
 		length: int64(binary.LittleEndian.Uint64(b[24:])),
 		id:     binary.LittleEndian.Uint64(b[32:]),
 	}
-	for _, r := range b[2:8] {
-		if r != 0 {
-			return header{}, fmt.Errorf("%w: reserved header bytes set", errProtocol)
-		}
+	if w0>>16 != 0 {
+		return header{}, fmt.Errorf("%w: reserved header bytes set", errProtocol)
 	}
 	if h.flags&^flagSync != 0 {
 		return header{}, fmt.Errorf("%w: unknown flags %#x", errProtocol, h.flags)

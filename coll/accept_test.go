@@ -4,15 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
-	"slices"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"netaware/comm"
-	"netaware/comm/commtest"
-	"netaware/comm/local"
 	"netaware/topo"
 )
 
@@ -144,6 +139,7 @@ func acceptanceAlgorithms() []Algorithm {
 		{Name: "hierarchical"},
 		{Name: "hierarchical", Base: "split-binary"},
 		{Name: "dfs-pipeline", SegSize: 777},
+		{Name: "dfs-pipeline", K: 3, SegSize: 500},
 		{Name: "model-binomial"},
 		{Name: "model-binomial", Variant: "bfs-max"},
 		{Name: "traff"},
@@ -167,34 +163,6 @@ func synthEnv(p int) Env {
 		return 1e-4 + float64(m)/1e8
 	}
 	return Env{Topo: tp, Cost: cost, Bytes: 1000}
-}
-
-// world is a way to run SPMD code; adding a transport is one line in worlds().
-type world struct {
-	name  string
-	run   commtest.Runner
-	sizes []int // communicator sizes to test
-	big   bool  // also run the 1 MiB + 7 messages
-}
-
-func sizesUpTo(n int) []int {
-	out := make([]int, n)
-	for i := range out {
-		out[i] = i + 1
-	}
-	return out
-}
-
-// bigSizes are the communicator sizes that also run 1 MiB + 7 messages
-// (every collective for P <= 3, broadcast and reduce beyond).
-var bigSizes = []int{1, 2, 3, 33}
-
-// sampled sizes for the slower worlds: small ones, powers of two and their
-// neighbours, the largest.
-var sampledSizes = []int{1, 2, 3, 4, 5, 7, 8, 13, 16, 17, 33}
-
-func localWorld() world {
-	return world{"local", local.Run, sizesUpTo(33), os.Getenv("COLL_NOBIG") == ""}
 }
 
 // countingComm counts the bytes a rank posts receives for.
@@ -228,19 +196,6 @@ var byteSum = Op{Name: "byte-sum", ElemSize: 1, Fn: func(inout, in []byte) {
 		inout[i] += in[i]
 	}
 }}
-
-// allRoots: every root for small sizes, a sample (first, second, middle,
-// last) for larger ones.
-func allRoots(p int) []int {
-	if p > 6 {
-		return []int{0, p / 2, p - 1}
-	}
-	out := make([]int, p)
-	for i := range out {
-		out[i] = i
-	}
-	return out
-}
 
 // fixture is the data of one checkAll call, computed once and shared
 // read-only by every rank.
@@ -363,118 +318,3 @@ func firstDiff(a, b []byte) int {
 	}
 	return min(len(a), len(b))
 }
-
-// runAcceptance: every algorithm x size x root x message size, every
-// collective, exact bytes; plus the byte count each rank receives in a
-// broadcast.
-func runAcceptance(t *testing.T, w world) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	for _, a := range acceptanceAlgorithms() {
-		t.Run(a.String(), func(t *testing.T) {
-			for _, p := range w.sizes {
-				env := synthEnv(p)
-				var scheds []*Schedule
-				for _, root := range allRoots(p) {
-					s, err := a.BuildEnv(p, root, env)
-					if err != nil {
-						t.Fatalf("P=%d root %d: %v", p, root, err)
-					}
-					scheds = append(scheds, s)
-				}
-				sizes := []int{0, 1, 1000}
-				if w.big && p <= 3 {
-					sizes = append(sizes, 1<<20+7) // every collective, 1 MiB + 7 blocks
-				}
-				var fixtures [][]*fixture
-				for _, s := range scheds {
-					var fs []*fixture
-					for _, n := range sizes {
-						fs = append(fs, newFixture(s, n))
-					}
-					fixtures = append(fixtures, fs)
-				}
-				err := w.run(ctx, p, func(ctx context.Context, c comm.Comm) error {
-					for i, s := range scheds {
-						for _, f := range fixtures[i] {
-							if err := checkAll(ctx, c, s, f); err != nil {
-								return fmt.Errorf("root %d n=%d: %w", s.Root, f.n, err)
-							}
-						}
-					}
-					return nil
-				})
-				if err != nil {
-					t.Fatalf("P=%d: %v", p, err)
-				}
-				if !w.big || !slices.Contains(bigSizes, p) {
-					continue
-				}
-				// 1 MiB + 7 broadcast and reduce, one root; every non-root
-				// rank must post receives for exactly n bytes in the
-				// broadcast (each segment once).
-				n := 1<<20 + 7
-				s := scheds[len(scheds)-1]
-				if a.SegSize > 0 && a.SegSize < 16<<10 {
-					// Tiny segments on a megabyte only cost test time:
-					// segmentation is covered by the small messages.
-					big := a
-					big.SegSize = 16 << 10
-					var err error
-					if s, err = big.BuildEnv(p, s.Root, env); err != nil {
-						t.Fatal(err)
-					}
-				}
-				recvd := make([]atomic.Int64, p)
-				want := pattern(n, 99)
-				mine := make([][]byte, p)
-				sum := make([]byte, n)
-				for r := range p {
-					mine[r] = pattern(n, r)
-					byteSum.Fn(sum, mine[r])
-				}
-				err = w.run(ctx, p, func(ctx context.Context, c comm.Comm) error {
-					buf := make([]byte, n)
-					if c.Rank() == s.Root {
-						copy(buf, want)
-					}
-					if err := s.Bcast(ctx, countingComm{c, &recvd[c.Rank()]}, buf); err != nil {
-						return err
-					}
-					if !bytes.Equal(buf, want) {
-						return fmt.Errorf("bcast 1MiB+7: rank %d wrong bytes at %d", c.Rank(), firstDiff(buf, want))
-					}
-					var red []byte
-					if c.Rank() == s.Root {
-						red = make([]byte, n)
-					}
-					if err := s.Reduce(ctx, c, mine[c.Rank()], red, byteSum); err != nil {
-						return err
-					}
-					if c.Rank() == s.Root && !bytes.Equal(red, sum) {
-						return fmt.Errorf("reduce 1MiB+7: wrong sums at %d", firstDiff(red, sum))
-					}
-					return nil
-				})
-				if err != nil {
-					t.Fatalf("P=%d 1MiB+7: %v", p, err)
-				}
-				// Sub-communicators are not counted; scatter-allgather
-				// re-sends blocks by design (see the property test).
-				if s.Kind != KindHier && s.Kind != KindScatterAllgather {
-					for r := range p {
-						want := int64(n)
-						if r == s.Root {
-							want = 0
-						}
-						if got := recvd[r].Load(); got != want {
-							t.Errorf("P=%d: rank %d posted receives for %d bytes in a broadcast of %d, want %d", p, r, got, n, want)
-						}
-					}
-				}
-			}
-		})
-	}
-}
-
-func TestAcceptanceLocal(t *testing.T) { runAcceptance(t, localWorld()) }

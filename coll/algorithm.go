@@ -19,7 +19,11 @@ type Algorithm struct {
 	// dfs-pipeline).
 	SegSize int `json:"seg_bytes,omitempty"`
 	// K is the number of chains of k-chain and the radix of knomial (0:
-	// default 4, Open MPI's defaults).
+	// default 4, Open MPI's defaults), and the fan-out inside the leaf
+	// groups of dfs-pipeline (0 or 1: the plain chain; see
+	// DFSPipelineFanout). Tuners leave dfs-pipeline's K alone (its Info
+	// has no UsesK): whether a fan-out pays depends on link bandwidths a
+	// topology does not hold.
 	K int `json:"k,omitempty"`
 	// Level picks the topology level of magpie, magpie2 and interpipe:
 	// 1-based index into topology.json's levels (finest first); 0 picks
@@ -91,7 +95,7 @@ type Info struct {
 	Name          string
 	TopologyAware bool // needs a topology
 	UsesLevel     bool // Level matters
-	UsesK         bool // K matters
+	UsesK         bool // K matters and tuners set it (dfs-pipeline's fan-out K is left to users)
 	UsesBase      bool // Base matters
 	UsesVariant   bool // Variant matters
 	ModelAware    bool // needs a cost function (Env.Cost)
@@ -241,10 +245,10 @@ func builtins() map[string]entry {
 				}
 				return Hierarchical(t, p, root, b)
 			}},
-		"dfs-pipeline": {Info{Name: "dfs-pipeline", TopologyAware: true, Segmented: true, Origin: "pipeline along a DFS of the inferred tree (seed 002 Sect. 6.2)"},
+		"dfs-pipeline": {Info{Name: "dfs-pipeline", TopologyAware: true, Segmented: true, Origin: "pipeline along a DFS of the inferred tree (seed 002 Sect. 6.2); k > 1: a k-ary pipelined tree inside each leaf group"},
 			func(a Algorithm, p, root int, env Env) (*Schedule, error) {
 				t := env.Topo
-				return DFSPipeline(t, p, root, a.SegSize)
+				return DFSPipelineFanout(t, p, root, a.SegSize, a.K)
 			}},
 		"model-binomial": {Info{Name: "model-binomial", ModelAware: true, UsesVariant: true, Origin: "model-based binomial tree, variant dfs-min|dfs-max|bfs-min|bfs-max (seed 000 Sect. 6.2.5)"},
 			func(a Algorithm, p, root int, env Env) (*Schedule, error) {

@@ -8,7 +8,6 @@ import (
 
 	"netaware/comm"
 	"netaware/comm/sim"
-	"netaware/comm/tcp"
 	"netaware/platform"
 	"netaware/topo"
 )
@@ -46,22 +45,6 @@ func simRun(ctx context.Context, n int, body func(ctx context.Context, c comm.Co
 	_, err = sim.Run(ctx, p, sim.Options{}, body)
 	return err
 }
-
-func simWorld() world { return world{"sim", simRun, sampledSizes, true} }
-
-func TestAcceptanceSim(t *testing.T) { runAcceptance(t, simWorld()) }
-
-// tcpRun runs body on n ranks over real TCP on loopback, all in this
-// process; a failing rank aborts the others.
-func tcpRun(ctx context.Context, n int, body func(ctx context.Context, c comm.Comm) error) error {
-	return tcp.RunLoopback(ctx, n, tcp.Config{}, body)
-}
-
-// The TCP world runs a sample of sizes and no megabyte messages for most
-// of them (loopback sockets for 33 ranks are the slow part).
-func tcpWorld() world { return world{"tcp", tcpRun, []int{1, 2, 3, 5, 8, 13}, true} }
-
-func TestAcceptanceTCP(t *testing.T) { runAcceptance(t, tcpWorld()) }
 
 // fourRacks: 16 hosts on 4 switches, host i on rack i mod 4 (so rank
 // order alternates racks), racks joined by a core at half the NIC speed.

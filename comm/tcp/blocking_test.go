@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 	"testing"
 	"time"
@@ -525,4 +526,137 @@ func TestDriveTakesGraceWithoutLock(t *testing.T) {
 		}
 	}
 	t.Fatal("a drive from grace waited for dmu in every attempt")
+}
+
+// TestReaderHandOverUnderPauses: receives separated by pauses of 0 to 40
+// ms, so that connections go back and forth between the reader goroutine
+// (after the watchdog's hand-back) and receiving drivers at every phase of
+// the hand-over, while the sender keeps the stream busy. Every message
+// must arrive whole and in order; a second reader on the connection
+// desynchronizes the frame stream (and -race reports the shared buffer).
+// The reader goroutine used to re-enter its read section after a driver
+// had taken the connection and left it in grace, racing the next driver.
+func TestReaderHandOverUnderPauses(t *testing.T) {
+	checkNoLeak(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	eps := joinLoopback(t, ctx, 2, Config{})
+	defer eps[0].Close()
+	defer eps[1].Close()
+	c0, c1 := comm.NewWorld(eps[0]), comm.NewWorld(eps[1])
+	const cycles, burst = 300, 4
+	errc := make(chan error, 1)
+	go func() {
+		for i := 0; i < cycles*burst; i++ {
+			if err := c0.Send(ctx, 1, 7, seqMsg(0, i, i%700)); err != nil {
+				errc <- err
+				return
+			}
+		}
+		errc <- nil
+	}()
+	rng := rand.New(rand.NewPCG(5, 5))
+	buf := make([]byte, 1024)
+	for i := 0; i < cycles*burst; i++ {
+		var st comm.Status
+		var err error
+		switch k := rng.IntN(8); {
+		case k == 0:
+			time.Sleep(time.Duration(rng.IntN(40_000)) * time.Microsecond)
+			st, err = c1.Recv(ctx, 0, 7, buf)
+		case k < 4:
+			// Test hands the connection back to the reader goroutine at
+			// once, and Wait takes it again right away.
+			r := c1.Irecv(0, 7, buf)
+			if _, _, err = r.Test(); err == nil {
+				st, err = r.Wait(ctx)
+			}
+		default:
+			st, err = c1.Recv(ctx, 0, 7, buf)
+		}
+		if err != nil {
+			t.Fatalf("message %d: %v", i, err)
+		}
+		if _, seq, err := checkSeqMsg(buf, st); err != nil || seq != i {
+			t.Fatalf("message %d: sequence %d, %v", i, seq, err)
+		}
+	}
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReaderYieldsToGraceAfterLostRace: a driver slips in between the
+// reader goroutine's turn and its read lock, reads its message and leaves
+// the connection in grace. The reader goroutine must then stay out of the
+// connection: the next driver takes a grace without the lock, so a reader
+// goroutine blocked in a read there shares the stream with it (frames
+// split between two readers: seen as "reserved header bytes set" under
+// load before the fix).
+func TestReaderYieldsToGraceAfterLostRace(t *testing.T) {
+	checkNoLeak(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	eps := joinLoopback(t, ctx, 2, Config{})
+	defer eps[0].Close()
+	defer eps[1].Close()
+	c0, c1 := comm.NewWorld(eps[0]), comm.NewWorld(eps[1])
+	target := eps[1].peers[0]
+	slipIn := make(chan struct{})
+	slipped := make(chan struct{})
+	var once sync.Once
+	hook := func(p *peer) {
+		if p != target {
+			return
+		}
+		once.Do(func() {
+			close(slipIn)
+			<-slipped
+		})
+	}
+	testHookReaderTurn.Store(&hook)
+	defer testHookReaderTurn.Store(nil)
+	buf := make([]byte, 64)
+	// Message 0 makes the reader goroutine finish a frame and come back
+	// to its turn, where the hook holds it.
+	if err := c0.Send(ctx, 1, 7, []byte("m0")); err != nil {
+		t.Fatal(err)
+	}
+	<-slipIn
+	go func() {
+		time.Sleep(50 * time.Millisecond) // let the driver below start reading
+		c0.Send(ctx, 1, 7, []byte("m1"))
+	}()
+	for _, want := range []string{"m0", "m1"} {
+		st, err := c1.Recv(ctx, 0, 7, buf)
+		if err != nil || string(buf[:st.Count]) != want {
+			t.Fatalf("got %q, %v; want %q", buf[:st.Count], err, want)
+		}
+	}
+	if target.turn.Load()&turnMask != turnGrace {
+		t.Fatalf("turn %d after the driver, want grace", target.turn.Load()&turnMask)
+	}
+	close(slipped)
+	// The reader goroutine noted itself as reading at its turn; it must
+	// drop that at once. The watchdog hands the grace back no sooner than
+	// one tick (20 ms) after the drive, so 10 ms see the grace unchanged.
+	deadline := time.Now().Add(10 * time.Millisecond)
+	for {
+		target.dmu.Lock()
+		reading, turn := target.bgReading, target.turn.Load()&turnMask
+		target.dmu.Unlock()
+		if !reading || turn != turnGrace {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the reader goroutine reads a connection left in grace")
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+	if err := c0.Send(ctx, 1, 7, []byte("m2")); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := c1.Recv(ctx, 0, 7, buf); err != nil || string(buf[:st.Count]) != "m2" {
+		t.Fatalf("after the race: %q, %v", buf[:st.Count], err)
+	}
 }

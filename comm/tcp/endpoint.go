@@ -865,12 +865,31 @@ func (p *peer) takePending(id uint64) *request {
 
 var longAgo = time.Unix(1, 0)
 
+// testHookReaderTurn, when set by a test, runs in the reader goroutine
+// between its turn and its read lock (the window a driver can slip into).
+var testHookReaderTurn atomic.Pointer[func(p *peer)]
+
 func isTimeout(err error) bool { return errors.Is(err, os.ErrDeadlineExceeded) }
 
 func (p *peer) readLoop() {
 	defer p.ep.readers.Done()
 	for p.awaitTurn() {
+		if hook := testHookReaderTurn.Load(); hook != nil {
+			(*hook)(p)
+		}
 		p.rmu.Lock()
+		// A driver may have taken the connection, read and left it in
+		// grace between awaitTurn and rmu (it kicked us with a past
+		// deadline, then cleared it when it got rmu first). Reading now
+		// would race the next driver, which takes a grace without rmu.
+		p.dmu.Lock()
+		if p.turn.Load()&turnMask != turnFree {
+			p.bgReading = false
+			p.dmu.Unlock()
+			p.rmu.Unlock()
+			continue
+		}
+		p.dmu.Unlock()
 		_, err := p.br.Peek(1)
 		if err != nil && isTimeout(err) {
 			p.dmu.Lock()

@@ -315,28 +315,29 @@ func (ad *Adder) Add(t *Tree, first int) error {
 		for _, s := range steps {
 			dab += s
 		}
-		// Eq. (1) with RTTs: distance from A to the branching point.
-		pos := (2*dab + ra.Min - rb.Min) / 4
-		lo := (2*dab + ra.Min - rb.Max) / 4
-		hi := (2*dab + ra.Max - rb.Min) / 4
-		pos = clamp(pos, 0, dab)
-		tol := ad.Tol + relTol*math.Min(dab, math.Min(ra.Min, rb.Min)/2)
-		sw, at, first, last := snap(t, path, steps, pos, lo-tol, hi+tol)
+		// Eq. (1) with RTTs: distance from A to the branching point, and
+		// the switch its min/max interval (widened by the tolerance) holds.
+		branch := func() (pos float64, sw, at, first, last int) {
+			pos = clamp((2*dab+ra.Min-rb.Min)/4, 0, dab)
+			lo := (2*dab + ra.Min - rb.Max) / 4
+			hi := (2*dab + ra.Max - rb.Min) / 4
+			tol := ad.Tol + relTol*math.Min(dab, math.Min(ra.Min, rb.Min)/2)
+			sw, at, first, last = snap(t, path, steps, pos, lo-tol, hi+tol)
+			return
+		}
+		pos, sw, at, first, last := branch()
 		for k := 0; sw < 0 && k < ad.Confirm; k++ {
-			// A new switch is the decision noise fakes most (one wrongly
-			// low minimum moves the branching point off an existing
-			// switch): confirm it with more rounds on the same two pairs.
+			// A new switch is the decision noise fakes most (one minimum
+			// still carrying a delay moves the branching point off an
+			// existing switch): confirm it with more rounds on the same
+			// two pairs.
 			if ra, err = ad.remeasure(a); err != nil {
 				return err
 			}
 			if rb, err = ad.remeasure(b); err != nil {
 				return err
 			}
-			pos = clamp((2*dab+ra.Min-rb.Min)/4, 0, dab)
-			lo = (2*dab + ra.Min - rb.Max) / 4
-			hi = (2*dab + ra.Max - rb.Min) / 4
-			tol = ad.Tol + relTol*math.Min(dab, math.Min(ra.Min, rb.Min)/2)
-			sw, at, first, last = snap(t, path, steps, pos, lo-tol, hi+tol)
+			pos, sw, at, first, last = branch()
 		}
 		if sw < 0 {
 			// A new branching point strictly inside edge path[at]-path[at+1].

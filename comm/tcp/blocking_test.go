@@ -251,11 +251,7 @@ func TestRecvBlockingSubSource(t *testing.T) {
 // and the connection it drove keeps working.
 func TestRecvBlockingCancelled(t *testing.T) {
 	checkNoLeak(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	eps := joinLoopback(t, ctx, 2, Config{})
-	defer eps[0].Close()
-	defer eps[1].Close()
+	ctx, eps := twoRanks(t, 20*time.Second)
 	c0, c1 := comm.NewWorld(eps[0]), comm.NewWorld(eps[1])
 	b := make([]byte, 4)
 	for i := 0; i < 3; i++ {
@@ -436,11 +432,7 @@ func TestRequestManyWaiters(t *testing.T) {
 // messages first), and the connection is left in grace.
 func TestPingPongDrivesConnection(t *testing.T) {
 	checkNoLeak(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	eps := joinLoopback(t, ctx, 2, Config{})
-	defer eps[0].Close()
-	defer eps[1].Close()
+	ctx, eps := twoRanks(t, 20*time.Second)
 	c0, c1 := comm.NewWorld(eps[0]), comm.NewWorld(eps[1])
 	const iters = 300
 	errc := make(chan error, 1)
@@ -488,11 +480,7 @@ func TestPingPongDrivesConnection(t *testing.T) {
 // and leaves it in grace with one more drive counted.
 func TestDriveTakesGraceWithoutLock(t *testing.T) {
 	checkNoLeak(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	eps := joinLoopback(t, ctx, 2, Config{})
-	defer eps[0].Close()
-	defer eps[1].Close()
+	ctx, eps := twoRanks(t, 20*time.Second)
 	p := eps[0].peers[1]
 	doneReq := func() *request {
 		r := newRequest(eps[0])
@@ -538,11 +526,7 @@ func TestDriveTakesGraceWithoutLock(t *testing.T) {
 // had taken the connection and left it in grace, racing the next driver.
 func TestReaderHandOverUnderPauses(t *testing.T) {
 	checkNoLeak(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	eps := joinLoopback(t, ctx, 2, Config{})
-	defer eps[0].Close()
-	defer eps[1].Close()
+	ctx, eps := twoRanks(t, 60*time.Second)
 	c0, c1 := comm.NewWorld(eps[0]), comm.NewWorld(eps[1])
 	const cycles, burst = 300, 4
 	errc := make(chan error, 1)
@@ -595,11 +579,7 @@ func TestReaderHandOverUnderPauses(t *testing.T) {
 // load before the fix).
 func TestReaderYieldsToGraceAfterLostRace(t *testing.T) {
 	checkNoLeak(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	eps := joinLoopback(t, ctx, 2, Config{})
-	defer eps[0].Close()
-	defer eps[1].Close()
+	ctx, eps := twoRanks(t, 20*time.Second)
 	c0, c1 := comm.NewWorld(eps[0]), comm.NewWorld(eps[1])
 	target := eps[1].peers[0]
 	slipIn := make(chan struct{})
@@ -659,4 +639,18 @@ func TestReaderYieldsToGraceAfterLostRace(t *testing.T) {
 	if st, err := c1.Recv(ctx, 0, 7, buf); err != nil || string(buf[:st.Count]) != "m2" {
 		t.Fatalf("after the race: %q, %v", buf[:st.Count], err)
 	}
+}
+
+// twoRanks joins two endpoints over loopback for a test, closed (and the
+// context cancelled) when it ends.
+func twoRanks(t *testing.T, timeout time.Duration) (context.Context, []*Endpoint) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	t.Cleanup(cancel)
+	eps := joinLoopback(t, ctx, 2, Config{})
+	t.Cleanup(func() {
+		eps[1].Close()
+		eps[0].Close()
+	})
+	return ctx, eps
 }

@@ -24,11 +24,7 @@ type slotCase struct {
 
 func TestReceiveSlotKeepsPostOrder(t *testing.T) {
 	checkNoLeak(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	eps := joinLoopback(t, ctx, 2, Config{})
-	defer eps[0].Close()
-	defer eps[1].Close()
+	ctx, eps := twoRanks(t, 20*time.Second)
 	any := [2]int{comm.AnySource, comm.AnyTag}
 	cases := []slotCase{
 		{first: [2]int{0, 5}, second: any, sends: []int{5, 5}, want: [2]int{5, 5}},
@@ -73,11 +69,7 @@ func TestReceiveSlotKeepsPostOrder(t *testing.T) {
 // AnyTag in the slot must not take a message with a negative (system) tag,
 // as in the engine.
 func TestReceiveSlotAnyTagSkipsSystemTags(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	eps := joinLoopback(t, ctx, 2, Config{})
-	defer eps[0].Close()
-	defer eps[1].Close()
+	ctx, eps := twoRanks(t, 20*time.Second)
 	b := make([]byte, 4)
 	r := eps[1].Irecv(slotCid, 0, comm.AnyTag, b)
 	eps[0].Isend(slotCid, 1, -9, []byte{9}, false)
@@ -96,11 +88,7 @@ func TestReceiveSlotAnyTagSkipsSystemTags(t *testing.T) {
 // next message goes to the next receive.
 func TestReceiveSlotCancel(t *testing.T) {
 	checkNoLeak(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	eps := joinLoopback(t, ctx, 2, Config{})
-	defer eps[0].Close()
-	defer eps[1].Close()
+	ctx, eps := twoRanks(t, 20*time.Second)
 	short, stop := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer stop()
 	if _, err := eps[1].Irecv(slotCid, 0, 1, make([]byte, 1)).Wait(short); !errors.Is(err, context.DeadlineExceeded) {

@@ -1,14 +1,10 @@
 package coll
 
 import (
-	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
-	"netaware/comm"
-	"netaware/comm/sim"
 	"netaware/topo"
 )
 
@@ -21,21 +17,7 @@ func simBcastTime(b testing.TB, s *Schedule, n int) time.Duration {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var end time.Duration
-	var mu sync.Mutex
-	_, err = sim.Run(context.Background(), p, sim.Options{NoNoise: true}, func(ctx context.Context, c comm.Comm) error {
-		buf := make([]byte, n)
-		if err := s.Bcast(ctx, c, buf); err != nil {
-			return err
-		}
-		mu.Lock()
-		end = max(end, c.Now())
-		mu.Unlock()
-		return nil
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
+	end, _ := simPlatformBcast(b, p, s, n)
 	return end
 }
 

@@ -22,9 +22,7 @@ import (
 // tune uses when no topology.json is given).
 func truthTopology(p *platform.Platform) *topo.Topology {
 	t := &topo.Topology{Version: topo.Version, Size: p.NumRanks()}
-	for _, l := range p.Truth() {
-		t.Levels = append(t.Levels, topo.Level{Name: l.Name, Groups: l.Groups})
-	}
+	t.Levels = p.TruthLevels()
 	return t
 }
 

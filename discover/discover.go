@@ -371,7 +371,7 @@ func finishLevels(n int, levels []topo.Level, m *cluster.Matrix, reps []int, hos
 		if l.Name != "host" && l.Name != "socket" && 2*singletons(l) >= n {
 			continue
 		}
-		if len(out) > 0 && samePartition(out[len(out)-1], l) {
+		if len(out) > 0 && topo.EqualGroups(out[len(out)-1].Groups, l.Groups) {
 			out[len(out)-1].Name = l.Name
 			continue
 		}
@@ -441,23 +441,6 @@ func singletons(l topo.Level) int {
 		}
 	}
 	return k
-}
-
-func samePartition(a, b topo.Level) bool {
-	if len(a.Groups) != len(b.Groups) {
-		return false
-	}
-	for i := range a.Groups {
-		if len(a.Groups[i]) != len(b.Groups[i]) {
-			return false
-		}
-		for j := range a.Groups[i] {
-			if a.Groups[i][j] != b.Groups[i][j] {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 func indexOf(s []int, v int) int {

@@ -3,6 +3,8 @@ package platform
 import (
 	"fmt"
 	"slices"
+
+	"netaware/topo"
 )
 
 // Ground truth (PLATFORM.md "Ground truth"); docs/platforms.md explains the
@@ -27,6 +29,16 @@ type hostLevel struct {
 	name   string
 	groups [][]int
 	line   int // of a truth level, for messages; 0 for structural levels
+}
+
+// TruthLevels is Truth as topology levels (what topology.json, the
+// scheduler and the comparisons take).
+func (p *Platform) TruthLevels() []topo.Level {
+	var out []topo.Level
+	for _, l := range p.Truth() {
+		out = append(out, topo.Level{Name: l.Name, Groups: l.Groups})
+	}
+	return out
 }
 
 // Truth returns the ground-truth levels, finest first, the last being "all".
@@ -68,7 +80,7 @@ func (p *Platform) Truth() []Level {
 func mergeIdentical(levels []Level) []Level {
 	var out []Level
 	for i, l := range levels {
-		if i+1 < len(levels) && samePartition(l.Groups, levels[i+1].Groups) {
+		if i+1 < len(levels) && topo.EqualGroups(l.Groups, levels[i+1].Groups) {
 			continue
 		}
 		out = append(out, l)
@@ -83,18 +95,6 @@ func canonical(groups [][]int) [][]int {
 	}
 	slices.SortFunc(groups, func(a, b []int) int { return a[0] - b[0] })
 	return groups
-}
-
-func samePartition(a, b [][]int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !slices.Equal(a[i], b[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 // refines reports whether every group of fine lies inside one group of

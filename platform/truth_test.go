@@ -5,6 +5,8 @@ import (
 	"os"
 	"slices"
 	"testing"
+
+	"netaware/topo"
 )
 
 func levelSummary(ls []Level) string {
@@ -43,7 +45,7 @@ func checkLevels(t *testing.T, p *Platform, ls []Level) {
 		if i > 0 && !refines(ls[i-1].Groups, l.Groups, n) {
 			t.Errorf("level %s does not coarsen %s", l.Name, ls[i-1].Name)
 		}
-		if i > 0 && samePartition(ls[i-1].Groups, l.Groups) {
+		if i > 0 && topo.EqualGroups(ls[i-1].Groups, l.Groups) {
 			t.Errorf("levels %s and %s identical", ls[i-1].Name, l.Name)
 		}
 	}

@@ -46,31 +46,7 @@ func benchCampaign(b *testing.B, p *platform.Platform, spec ScheduleSpec, sync S
 //
 //	go test -run '^$' -bench LGateCampaignFramLike -benchtime 1x -timeout 2h ./probe
 func BenchmarkLGateCampaignFramLike(b *testing.B) {
-	perHost := 32
-	if v, err := strconv.Atoi(os.Getenv("NETAWARE_BENCH_PER_HOST")); err == nil && v > 0 {
-		perHost = v
-	}
-	base, err := platform.Load("fram-like")
-	if err != nil {
-		b.Fatal(err)
-	}
-	p, err := base.Place(perHost, platform.OrderBlock)
-	if err != nil {
-		b.Fatal(err)
-	}
-	n := p.NumRanks()
-	ranks := make([]int, n)
-	for i := range ranks {
-		ranks[i] = i
-	}
-	var levels []topo.Level
-	for _, l := range p.Truth() {
-		levels = append(levels, topo.Level{Name: l.Name, Groups: l.Groups})
-	}
-	tree, err := TreeFromLevels(levels, ranks)
-	if err != nil {
-		b.Fatal(err)
-	}
+	p, ranks, levels, tree := framLikeTruth(b)
 	var hostLevels []topo.Level // the truth without the islands and above
 	for _, l := range levels {
 		if l.Name == "socket" || l.Name == "host" {
@@ -101,18 +77,7 @@ func BenchmarkLGateCampaignFramLike(b *testing.B) {
 // longest lane. Validate it against the measured runs at small
 // NETAWARE_BENCH_PER_HOST before trusting it at 32.
 func BenchmarkLGateCampaignModel(b *testing.B) {
-	perHost := 32
-	if v, err := strconv.Atoi(os.Getenv("NETAWARE_BENCH_PER_HOST")); err == nil && v > 0 {
-		perHost = v
-	}
-	base, err := platform.Load("fram-like")
-	if err != nil {
-		b.Fatal(err)
-	}
-	p, err := base.Place(perHost, platform.OrderBlock)
-	if err != nil {
-		b.Fatal(err)
-	}
+	p, ranks, _, tree := framLikeTruth(b)
 	params := PLogPParams{MaxBytes: 2 << 20, Reps: 1, SatStart: 10, SatMax: 20, SatMaxBytes: -1, MaxExtra: -2}
 	// pair classes by route: latency and bottleneck identify them
 	type class struct{ lat, bw float64 }
@@ -144,19 +109,7 @@ func BenchmarkLGateCampaignModel(b *testing.B) {
 		dur[c] = d.Seconds()
 		return dur[c]
 	}
-	n := p.NumRanks()
-	ranks := make([]int, n)
-	for i := range ranks {
-		ranks[i] = i
-	}
-	var levels []topo.Level
-	for _, l := range p.Truth() {
-		levels = append(levels, topo.Level{Name: l.Name, Groups: l.Groups})
-	}
-	tree, err := TreeFromLevels(levels, ranks)
-	if err != nil {
-		b.Fatal(err)
-	}
+	n := len(ranks)
 	cost := func(plan Plan) float64 {
 		total := 0.0
 		for _, ph := range plan.Phases {
@@ -183,4 +136,33 @@ func BenchmarkLGateCampaignModel(b *testing.B) {
 		b.ReportMetric(h, "hier-virtual-s")
 		b.Logf("P=%d: predicted serial %.4gs, hierarchical (truth, join one) %.4gs, ratio %.2fx; classes %v", n, s, h, s/h, dur)
 	}
+}
+
+// framLikeTruth places NETAWARE_BENCH_PER_HOST ranks per host (default 32:
+// P = 512) on fram-like and returns its ranks, its ground-truth levels and
+// their group tree.
+func framLikeTruth(b *testing.B) (*platform.Platform, []int, []topo.Level, *Group) {
+	b.Helper()
+	perHost := 32
+	if v, err := strconv.Atoi(os.Getenv("NETAWARE_BENCH_PER_HOST")); err == nil && v > 0 {
+		perHost = v
+	}
+	base, err := platform.Load("fram-like")
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := base.Place(perHost, platform.OrderBlock)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ranks := make([]int, p.NumRanks())
+	for i := range ranks {
+		ranks[i] = i
+	}
+	levels := p.TruthLevels()
+	tree, err := TreeFromLevels(levels, ranks)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p, ranks, levels, tree
 }

@@ -136,11 +136,7 @@ func TestLGateParallelMatchesSerial(t *testing.T) {
 	for i := range ranks {
 		ranks[i] = i
 	}
-	var levels []topo.Level
-	for _, l := range p.Truth() {
-		levels = append(levels, topo.Level{Name: l.Name, Groups: l.Groups})
-	}
-	tree, err := TreeFromLevels(levels, ranks)
+	tree, err := TreeFromLevels(p.TruthLevels(), ranks)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,15 +34,6 @@ const maxRatioPairs = 100000
 // thousands; 2000 keeps the report fast at 4096 ranks).
 const linkQueries = 2000
 
-// TruthLevels converts the platform's ground truth to topology levels.
-func TruthLevels(p *platform.Platform) []topo.Level {
-	var out []topo.Level
-	for _, l := range p.Truth() {
-		out = append(out, topo.Level{Name: l.Name, Groups: l.Groups})
-	}
-	return out
-}
-
 // accuracy scores found against the truth (levels always; link queries and
 // latency ratios when the pieces they need are there).
 func accuracy(t *topo.Topology, truth []topo.Level, plat *platform.Platform, ds *probe.Dataset, seed uint64) (*Accuracy, error) {

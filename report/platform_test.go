@@ -36,7 +36,7 @@ func TestShiraiExactRTTTreeAnswersLinkQueries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tp := &topo.Topology{Version: topo.Version, Size: n, Tree: res.Tree.Topo(), Levels: TruthLevels(p)}
+	tp := &topo.Topology{Version: topo.Version, Size: n, Tree: res.Tree.Topo(), Levels: p.TruthLevels()}
 	ds := &probe.Dataset{Version: probe.DatasetVersion, World: probe.World{Kind: "sim", Platform: "zhu-2racks", Size: n}}
 	ds.RTT = &probe.RTTSection{PairsTotal: n * (n - 1) / 2, Complete: true}
 	for a := 0; a < n; a++ {
@@ -58,7 +58,7 @@ func TestShiraiExactRTTTreeAnswersLinkQueries(t *testing.T) {
 			t.Errorf("accuracy lacks %q:\n%s", s, norm)
 		}
 	}
-	a, err := accuracy(tp, TruthLevels(p), p, ds, 1)
+	a, err := accuracy(tp, p.TruthLevels(), p, ds, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

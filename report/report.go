@@ -177,7 +177,7 @@ func Build(in Input) (*Output, error) {
 	// Accuracy.
 	if in.Truth == nil && in.Platform != nil {
 		if in.Platform.NumRanks() == t.Size {
-			in.Truth = TruthLevels(in.Platform)
+			in.Truth = in.Platform.TruthLevels()
 			if in.TruthName == "" {
 				in.TruthName = in.Platform.Name
 			}

@@ -161,7 +161,7 @@ func TestSlurmThreeLevelsRoundTrip(t *testing.T) {
 		t.Fatalf("read back %d levels: %+v", len(back.Levels), back.Levels)
 	}
 	for i, l := range back.Levels {
-		if !samePartition(l.Groups, tp.Levels[i+1].Groups) {
+		if !EqualGroups(l.Groups, tp.Levels[i+1].Groups) {
 			t.Errorf("level %d %q = %v, want %s %v", i, l.Name, l.Groups, tp.Levels[i+1].Name, tp.Levels[i+1].Groups)
 		}
 	}
@@ -190,7 +190,7 @@ func TestSlurmLoneHostGetsItsSwitch(t *testing.T) {
 		t.Fatalf("%v\n%s", err, b.String())
 	}
 	for i, l := range back.Levels {
-		if !samePartition(l.Groups, tp.Levels[i+1].Groups) {
+		if !EqualGroups(l.Groups, tp.Levels[i+1].Groups) {
 			t.Errorf("level %d = %v, want %v\n%s", i, l.Groups, tp.Levels[i+1].Groups, b.String())
 		}
 	}
@@ -303,7 +303,7 @@ func TestMPICHCoordsThreeLevels(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, l := range back.Levels {
-		if !samePartition(l.Groups, tp.Levels[i+2].Groups) {
+		if !EqualGroups(l.Groups, tp.Levels[i+2].Groups) {
 			t.Errorf("level %d %q = %v, want %v", i, l.Name, l.Groups, tp.Levels[i+2].Groups)
 		}
 	}
@@ -371,7 +371,7 @@ func TestReinfjellFig34LGateFile(t *testing.T) {
 		{rng(0, 31)},
 	}
 	for i, l := range tp.Levels {
-		if !samePartition(l.Groups, want[i]) {
+		if !EqualGroups(l.Groups, want[i]) {
 			t.Errorf("level %d = %v", i, l.Groups)
 		}
 	}
@@ -397,7 +397,7 @@ func TestLGateRoundTripThreeLevels(t *testing.T) {
 	}
 	// Leaves are hosts (the finest level that is not single ranks).
 	for i, l := range back.Levels {
-		if !samePartition(l.Groups, tp.Levels[i+1].Groups) {
+		if !EqualGroups(l.Groups, tp.Levels[i+1].Groups) {
 			t.Errorf("level %d = %v, want %v", i, l.Groups, tp.Levels[i+1].Groups)
 		}
 	}
@@ -412,7 +412,7 @@ func TestLGateRoundTripThreeLevels(t *testing.T) {
 		t.Errorf("written: %s", b.String())
 	}
 	back, err = ReadLGate(&b)
-	if err != nil || !samePartition(back.Levels[0].Groups, odd.Levels[0].Groups) {
+	if err != nil || !EqualGroups(back.Levels[0].Groups, odd.Levels[0].Groups) {
 		t.Errorf("read back %v, %v", back, err)
 	}
 }
@@ -597,11 +597,11 @@ func TestFormatsOnRandomHierarchies(t *testing.T) {
 		hostGroups, _, _ := tp.HostPartition()
 		chain := coarserChain(hostGroups, tp.Levels, tp.Size)
 		// Read-back levels: hosts, the chain, and an added root when needed.
-		if !samePartition(back.Levels[0].Groups, hostGroups) {
+		if !EqualGroups(back.Levels[0].Groups, hostGroups) {
 			t.Fatalf("trial %d: host level %v", trial, back.Levels[0].Groups)
 		}
 		for i, l := range chain {
-			if !samePartition(back.Levels[i+1].Groups, l.Groups) {
+			if !EqualGroups(back.Levels[i+1].Groups, l.Groups) {
 				t.Fatalf("trial %d: level %d %v, want %v\n%s", trial, i+1, back.Levels[i+1].Groups, l.Groups, b.String())
 			}
 		}

@@ -113,7 +113,7 @@ func levelsFromNest(roots []*nest, prefix string) []Level {
 			walk(r)
 		}
 		sort.Slice(groups, func(i, j int) bool { return groups[i][0] < groups[j][0] })
-		if len(out) > 0 && samePartition(out[len(out)-1].Groups, groups) {
+		if len(out) > 0 && EqualGroups(out[len(out)-1].Groups, groups) {
 			continue
 		}
 		out = append(out, Level{Name: prefix + "-" + strconv.Itoa(h), Groups: groups})
@@ -121,16 +121,12 @@ func levelsFromNest(roots []*nest, prefix string) []Level {
 	return out
 }
 
-func samePartition(a, b [][]int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !slices.Equal(a[i], b[i]) {
-			return false
-		}
-	}
-	return true
+// EqualGroups reports whether a and b hold the same groups in the same
+// order, each with the same ranks in the same order: equal partitions when
+// both are canonical (ranks sorted, groups ordered by first rank), as every
+// level this project builds is.
+func EqualGroups(a, b [][]int) bool {
+	return slices.EqualFunc(a, b, func(x, y []int) bool { return slices.Equal(x, y) })
 }
 
 // nestFromLevels builds the hierarchy of base groups under the chain of

@@ -158,7 +158,7 @@ func CoordsLevels(coords []Coord) []Level {
 	}
 	var out []Level
 	for _, l := range []Level{{Name: "switch", Groups: sw}, {Name: "group", Groups: gr}, {Name: "all", Groups: [][]int{all}}} {
-		if len(out) > 0 && samePartition(out[len(out)-1].Groups, l.Groups) {
+		if len(out) > 0 && EqualGroups(out[len(out)-1].Groups, l.Groups) {
 			continue
 		}
 		out = append(out, l)

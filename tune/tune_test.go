@@ -252,11 +252,7 @@ func tinyPlatform(t testing.TB) *platform.Platform {
 }
 
 func truthOf(p *platform.Platform) *topo.Topology {
-	var lv []topo.Level
-	for _, l := range p.Truth() {
-		lv = append(lv, topo.Level{Name: l.Name, Groups: l.Groups})
-	}
-	return TruthTopology(lv, p.NumRanks())
+	return TruthTopology(p.TruthLevels(), p.NumRanks())
 }
 
 func TestCandidatesCoverLevelsAndSegments(t *testing.T) {

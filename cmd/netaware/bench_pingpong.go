@@ -552,12 +552,12 @@ func printPingpong(w io.Writer, r *pingpongReport) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "size\titers\tnetaware µs\traw TCP µs\tlatency ratio\tnetaware MB/s\traw TCP MB/s\tbw ratio\t")
 	for _, l := range r.Latency {
-		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%s\t%s\t%.1f\t%s\t%s\t\n", ppFmtSize(l.SizeBytes), l.Iterations, l.NetawareS*1e6,
+		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%s\t%s\t%.1f\t%s\t%s\t\n", fmtBytes(l.SizeBytes), l.Iterations, l.NetawareS*1e6,
 			ppOptF(l.RawS*1e6, "%.2f"), ppOptF(l.LatencyRatio, "%.3f"), l.NetawareBps/1e6, ppOptF(l.RawBps/1e6, "%.1f"), ppOptF(l.BandwidthRate, "%.3f"))
 	}
 	tw.Flush()
 	for _, s := range r.Streaming {
-		fmt.Fprintf(w, "streaming %d x %s: netaware %.1f MB/s", s.Messages, ppFmtSize(s.SizeBytes), s.Netaware/1e6)
+		fmt.Fprintf(w, "streaming %d x %s: netaware %.1f MB/s", s.Messages, fmtBytes(s.SizeBytes), s.Netaware/1e6)
 		if s.Raw > 0 {
 			fmt.Fprintf(w, ", raw TCP %.1f MB/s, ratio %.3f", s.Raw/1e6, s.Ratio)
 		}
@@ -570,14 +570,4 @@ func ppOptF(v float64, f string) string {
 		return "-"
 	}
 	return fmt.Sprintf(f, v)
-}
-
-func ppFmtSize(n int) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%dMiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%dKiB", n>>10)
-	}
-	return fmt.Sprintf("%dB", n)
 }

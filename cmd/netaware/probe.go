@@ -148,11 +148,7 @@ func (cf *campaignFlags) levels() ([]topo.Level, error) {
 		if err != nil {
 			return nil, err
 		}
-		var lv []topo.Level
-		for _, l := range p.Truth() {
-			lv = append(lv, topo.Level{Name: l.Name, Groups: l.Groups})
-		}
-		return lv, nil
+		return p.TruthLevels(), nil
 	}
 	var t *topo.Topology
 	var err error

@@ -313,9 +313,7 @@ func truthFromTopology(name string, t *topo.Topology) (*truthSource, error) {
 
 func truthFromPlatform(name string, p *platform.Platform) *truthSource {
 	ts := &truthSource{name: name, kind: "platform", size: p.NumRanks(), endpointsOf: "hosts"}
-	for _, l := range p.Truth() {
-		ts.levels = append(ts.levels, topo.Level{Name: l.Name, Groups: l.Groups})
-	}
+	ts.levels = p.TruthLevels()
 	for h := range p.Hosts() {
 		if rs := p.HostRanks(h); len(rs) > 0 {
 			ts.endpoints = append(ts.endpoints, rs[0])

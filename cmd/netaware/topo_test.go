@@ -128,9 +128,7 @@ func platformTree(t *testing.T, p *platform.Platform) *topo.Topology {
 		host, _, _ := p.RankIdentity(r)
 		tp.Ranks = append(tp.Ranks, topo.Rank{Rank: r, Host: host})
 	}
-	for _, l := range p.Truth() {
-		tp.Levels = append(tp.Levels, topo.Level{Name: l.Name, Groups: l.Groups})
-	}
+	tp.Levels = p.TruthLevels()
 	for _, s := range p.Switches() {
 		tp.Tree.Nodes = append(tp.Tree.Nodes, topo.Node{ID: "sw-" + s})
 	}

@@ -142,10 +142,9 @@ func (f *bcastFlags) setup(w io.Writer) (*bcastSetup, error) {
 		}
 		s.t, s.topoSource = t, f.topology
 	} else {
-		var lv []topo.Level
+		lv := p.TruthLevels()
 		var names []string
-		for _, l := range p.Truth() {
-			lv = append(lv, topo.Level{Name: l.Name, Groups: l.Groups})
+		for _, l := range lv {
 			names = append(names, fmt.Sprintf("%s (%d groups)", l.Name, len(l.Groups)))
 		}
 		s.t = tune.TruthTopology(lv, p.NumRanks())

@@ -58,14 +58,6 @@ func rawPair(b *testing.B) (a, c net.Conn) {
 
 // BenchmarkPingPongNetaware: one op is one round trip.
 func BenchmarkPingPongNetaware(b *testing.B) {
-	benchPingPong(b, func(ctx context.Context, c comm.Comm, src, tag int, b []byte) (comm.Status, error) {
-		return c.Recv(ctx, src, tag, b)
-	})
-}
-
-type recvFunc func(ctx context.Context, c comm.Comm, src, tag int, b []byte) (comm.Status, error)
-
-func benchPingPong(b *testing.B, recv recvFunc) {
 	for _, sz := range benchSizes {
 		b.Run(sz.name, func(b *testing.B) {
 			c0, c1, done := benchPair(b)
@@ -77,7 +69,7 @@ func benchPingPong(b *testing.B, recv recvFunc) {
 			b.ResetTimer()
 			go func() {
 				for i := 0; i < b.N; i++ {
-					if _, err := recv(ctx, c1, 0, 0, buf1); err != nil {
+					if _, err := c1.Recv(ctx, 0, 0, buf1); err != nil {
 						errc <- err
 						return
 					}
@@ -92,7 +84,7 @@ func benchPingPong(b *testing.B, recv recvFunc) {
 				if err := c0.Send(ctx, 1, 0, buf0); err != nil {
 					b.Fatal(err)
 				}
-				if _, err := recv(ctx, c0, 1, 0, buf0); err != nil {
+				if _, err := c0.Recv(ctx, 1, 0, buf0); err != nil {
 					b.Fatal(err)
 				}
 			}

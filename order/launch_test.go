@@ -262,3 +262,42 @@ func TestLaunchersAcceptHostfiles(t *testing.T) {
 		})
 	}
 }
+
+// TestCollbenchRuns compiles tools/mpibench/collbench.c, the benchmark of
+// scripts/order-proof.sh, and runs both collectives on two local ranks: it
+// prints the ranks' hosts, one time a repetition and a result line, and
+// checks the collective's result itself.
+func TestCollbenchRuns(t *testing.T) {
+	mpirun := openMPI(t)
+	mpicc, err := exec.LookPath("mpicc")
+	if err != nil {
+		t.Skip("mpicc not found (Debian/Ubuntu: apt-get install libopenmpi-dev)")
+	}
+	bin := filepath.Join(t.TempDir(), "collbench")
+	if out, err := exec.Command(mpicc, "-O2", "-Wall", "-Werror", "-o", bin, "../tools/mpibench/collbench.c").CombinedOutput(); err != nil {
+		t.Fatalf("mpicc: %v\n%s", err, out)
+	}
+	host, _ := os.Hostname()
+	for _, op := range []string{"allreduce", "bcast"} {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		cmd := exec.CommandContext(ctx, mpirun, "-n", "2", "--oversubscribe", "--mca", "btl", "self,tcp", bin, op, "65536", "1", "3")
+		cmd.Env = append(os.Environ(), "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "OMPI_MCA_plm_rsh_agent=false")
+		out, err := cmd.CombinedOutput()
+		cancel()
+		if err != nil {
+			t.Fatalf("collbench %s: %v\n%s", op, err, out)
+		}
+		s := string(out)
+		for _, want := range []string{"hosts " + host + " " + host + "\n", "rep 0 ", "rep 2 ", "result op=" + op + " bytes=65536 ranks=2 reps=3 median_s="} {
+			if !strings.Contains(s, want) {
+				t.Errorf("collbench %s: output lacks %q:\n%s", op, want, s)
+			}
+		}
+	}
+	// A wrong command line is refused, saying why.
+	cmd := exec.Command(mpirun, "-n", "1", bin, "scatter", "64")
+	cmd.Env = append(os.Environ(), "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "OMPI_MCA_plm_rsh_agent=false")
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "OP must be allreduce or bcast") {
+		t.Errorf("collbench scatter: %v\n%s", err, out)
+	}
+}

@@ -236,7 +236,7 @@ type stream struct {
 // post sends an item from src to dst now.
 func (k *kernel) post(m *message, kind itemKind, src, dst int) {
 	route := k.p.Route(src, dst)
-	it := &item{kind: kind, m: m, src: src, dst: dst, sentAt: k.now, lat: k.noise.Latency(route.LatencyS)}
+	it := &item{kind: kind, m: m, src: src, dst: dst, sentAt: k.now, lat: k.noise.Delay(route.LatencyS, src, dst, k.now)}
 	if kind == itemEager || kind == itemData {
 		it.fwd, it.rev = route.Forward, route.Reverse
 	}

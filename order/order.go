@@ -83,15 +83,6 @@ func (p *Placement) Order() []int {
 	return out
 }
 
-// Size is the number of ranks placed.
-func (p *Placement) Size() int {
-	n := 0
-	for _, h := range p.Hosts {
-		n += len(h.Ranks)
-	}
-	return n
-}
-
 // Formats lists the files a placement is written as, by the names the CLI
 // and Write take.
 var Formats = []string{"ompi-hostfile", "ompi-rankfile", "machinefile", "slurm-hostfile", "hosts"}

@@ -69,7 +69,8 @@ func TestSlurmctldLoadsTopologyConf(t *testing.T) {
 
 // The test above notices what slurmctld dislikes: a topology.conf that
 // names a node slurm.conf lacks and leaves a node under no switch is loaded
-// with complaints naming both.
+// with complaints naming both, and one whose switch names an unknown child
+// stops slurmctld.
 func TestSlurmctldComplaintsAreSeen(t *testing.T) {
 	slurmctld, scontrol := needSlurm(t)
 	conf := []byte("SwitchName=s0 Nodes=n[1-2],zz9\nSwitchName=s1 Switches=s0\n")
@@ -77,6 +78,14 @@ func TestSlurmctldComplaintsAreSeen(t *testing.T) {
 	all := strings.Join(complaints, "\n")
 	if !strings.Contains(all, "zz9") || !strings.Contains(all, "n3") {
 		t.Errorf("complaints do not name unknown node zz9 and n3 under no switch:\n%s", all)
+	}
+	// A switch naming a child switch that does not exist is fatal: the
+	// start fails, where the same slurm.conf without a topology starts.
+	if _, _, err := startSlurmctld(t, slurmctld, scontrol, []byte("SwitchName=s0 Nodes=n[1-3]\nSwitchName=s1 Switches=s9\n"), []string{"n1", "n2", "n3"}); err == nil || !strings.Contains(err.Error(), "s9") {
+		t.Errorf("slurmctld with an unknown child switch: %v", err)
+	}
+	if _, _, err := startSlurmctld(t, slurmctld, scontrol, nil, []string{"n1", "n2", "n3"}); err != nil {
+		t.Errorf("slurmctld without a topology: %v", err)
 	}
 }
 
@@ -121,86 +130,17 @@ type slurmSwitch struct {
 // slurm.conf whose nodes are hosts, waits until it answers, and returns
 // what 'scontrol show topology' says, by switch name, and the log lines in
 // which slurmctld complains about the topology. slurmctld is always
-// stopped before the test ends.
+// stopped before the test ends. When slurmctld does not come up, it is
+// started once more without a topology: if that fails too, this machine
+// cannot run it and the test skips; otherwise the file is to blame.
 func showTopology(t *testing.T, slurmctld, scontrol string, conf []byte, hosts []string) (got map[string]slurmSwitch, complaints []string) {
 	t.Helper()
-	dir := t.TempDir()
-	port := freePort(t)
-	me, err := user.Current()
+	scontrolRun, dir, err := startSlurmctld(t, slurmctld, scontrol, conf, hosts)
 	if err != nil {
-		t.Fatal(err)
-	}
-	// auth/none (a plugin Debian's 22.05 still ships) avoids running munged;
-	// nothing here talks to a slurmd. NodeAddr points at loopback, where no
-	// slurmd listens: the nodes stay DOWN, which the topology does not mind.
-	slurmConf := fmt.Sprintf(`ClusterName=netaware
-SlurmctldHost=localhost
-SlurmctldPort=%d
-SlurmdPort=%d
-SlurmUser=%s
-AuthType=auth/none
-CredType=cred/none
-StateSaveLocation=%s/state
-SlurmdSpoolDir=%s/spool
-SlurmctldPidFile=%s/slurmctld.pid
-SlurmctldLogFile=%s/slurmctld.log
-MailProg=/bin/true
-TopologyPlugin=topology/tree
-SelectType=select/cons_tres
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-MpiDefault=none
-NodeName=%s NodeAddr=127.0.0.1 CPUs=1 State=UNKNOWN
-PartitionName=all Nodes=ALL Default=YES State=UP
-`, port, port+1, me.Username, dir, dir, dir, dir, topo.CompressHostlist(hosts))
-	for name, data := range map[string][]byte{"slurm.conf": []byte(slurmConf), "topology.conf": conf} {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			t.Fatal(err)
+		if _, _, bare := startSlurmctld(t, slurmctld, scontrol, nil, hosts); bare != nil {
+			t.Skipf("slurmctld cannot start here, with or without a topology: %v", bare)
 		}
-	}
-	if err := os.Mkdir(filepath.Join(dir, "state"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	var logs bytes.Buffer
-	ctl := exec.CommandContext(ctx, slurmctld, "-D", "-f", filepath.Join(dir, "slurm.conf"))
-	ctl.Stdout, ctl.Stderr = &logs, &logs
-	if err := ctl.Start(); err != nil {
-		cancel()
-		t.Fatalf("start slurmctld: %v", err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- ctl.Wait() }()
-	t.Cleanup(func() {
-		_ = ctl.Process.Kill()
-		<-exited
-		cancel()
-	})
-	env := append(os.Environ(), "SLURM_CONF="+filepath.Join(dir, "slurm.conf"))
-	scontrolRun := func(args ...string) (string, error) {
-		c, stop := context.WithTimeout(ctx, 10*time.Second)
-		defer stop()
-		cmd := exec.CommandContext(c, scontrol, args...)
-		cmd.Env = env
-		out, err := cmd.CombinedOutput()
-		return string(out), err
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		out, err := scontrolRun("ping")
-		if err == nil && strings.Contains(out, "is UP") {
-			break
-		}
-		select {
-		case err := <-exited:
-			exited <- err // for the cleanup
-			t.Fatalf("slurmctld exited (%v) before answering:\n%s\n%s", err, logs.String(), readLog(dir))
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("slurmctld did not answer 'scontrol ping' within 30 s: %s\n%s\n%s", out, logs.String(), readLog(dir))
-		}
-		time.Sleep(200 * time.Millisecond)
+		t.Fatalf("slurmctld starts without netaware's topology.conf but not with it: %v", err)
 	}
 	out, err := scontrolRun("show", "topology")
 	if err != nil {
@@ -245,6 +185,101 @@ PartitionName=all Nodes=ALL Default=YES State=UP
 		got[name] = s
 	}
 	return got, complaints
+}
+
+// startSlurmctld runs slurmctld -D with a minimal slurm.conf in a fresh
+// directory: conf as its topology.conf with the topology/tree plugin, or
+// topology/none when conf is nil. It returns a function running scontrol
+// against it once 'scontrol ping' answers, and the directory; the error
+// holds slurmctld's output and log. slurmctld is stopped when the test ends.
+func startSlurmctld(t *testing.T, slurmctld, scontrol string, conf []byte, hosts []string) (run func(args ...string) (string, error), dir string, err error) {
+	t.Helper()
+	dir = t.TempDir()
+	port := freePort(t)
+	me, err := user.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	plugin := "topology/tree"
+	if conf == nil {
+		plugin = "topology/none"
+	}
+	// auth/none (a plugin Debian's 22.05 still ships) avoids running munged;
+	// nothing here talks to a slurmd. NodeAddr points at loopback, where no
+	// slurmd listens: the nodes stay DOWN, which the topology does not mind.
+	slurmConf := fmt.Sprintf(`ClusterName=netaware
+SlurmctldHost=localhost
+SlurmctldPort=%d
+SlurmdPort=%d
+SlurmUser=%s
+AuthType=auth/none
+CredType=cred/none
+StateSaveLocation=%s/state
+SlurmdSpoolDir=%s/spool
+SlurmctldPidFile=%s/slurmctld.pid
+SlurmctldLogFile=%s/slurmctld.log
+MailProg=/bin/true
+TopologyPlugin=%s
+SelectType=select/cons_tres
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+MpiDefault=none
+NodeName=%s NodeAddr=127.0.0.1 CPUs=1 State=UNKNOWN
+PartitionName=all Nodes=ALL Default=YES State=UP
+`, port, port+1, me.Username, dir, dir, dir, dir, plugin, topo.CompressHostlist(hosts))
+	files := map[string][]byte{"slurm.conf": []byte(slurmConf)}
+	if conf != nil {
+		files["topology.conf"] = conf
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "state"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	var logs bytes.Buffer
+	ctl := exec.CommandContext(ctx, slurmctld, "-D", "-f", filepath.Join(dir, "slurm.conf"))
+	ctl.Stdout, ctl.Stderr = &logs, &logs
+	if err := ctl.Start(); err != nil {
+		cancel()
+		return nil, dir, fmt.Errorf("start slurmctld: %w", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- ctl.Wait() }()
+	t.Cleanup(func() {
+		_ = ctl.Process.Kill()
+		<-exited
+		cancel()
+	})
+	env := append(os.Environ(), "SLURM_CONF="+filepath.Join(dir, "slurm.conf"))
+	run = func(args ...string) (string, error) {
+		c, stop := context.WithTimeout(ctx, 10*time.Second)
+		defer stop()
+		cmd := exec.CommandContext(c, scontrol, args...)
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		out, err := run("ping")
+		if err == nil && strings.Contains(out, "is UP") {
+			return run, dir, nil
+		}
+		select {
+		case err := <-exited:
+			exited <- err // for the cleanup
+			return nil, dir, fmt.Errorf("slurmctld exited (%v) before answering:\n%s\n%s", err, logs.String(), readLog(dir))
+		default:
+		}
+		if time.Now().After(deadline) {
+			return nil, dir, fmt.Errorf("slurmctld did not answer 'scontrol ping' within 30 s: %s\n%s\n%s", out, logs.String(), readLog(dir))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
 
 func readLog(dir string) string {

@@ -165,6 +165,9 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 		if tree, err = live.Infer(ctx, sub, opt.RTT); err != nil {
 			return nil, fmt.Errorf("discover: rtt tree: %w", err)
 		}
+		if tree.Tree, err = refineTree(ctx, sub, tree); err != nil {
+			return nil, fmt.Errorf("discover: rtt tree: %w", err)
+		}
 		phase("rtt-tree", tree.Pairs)
 		if opt.Level != Fast && len(reps) > 1 {
 			progress("bandwidth map over the tree")
@@ -183,7 +186,7 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 	if me == 0 {
 		out.Identities = ids
 		out.Clustered = reps
-		levels, err = out.levelsFromTree(c.Size(), ids, hosts, reps, tree, opt)
+		levels, err = out.levelsFromTree(c.Size(), ids, hosts, reps, tree, bmap, opt)
 		if err != nil {
 			return nil, err
 		}
@@ -252,6 +255,22 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 	return out, nil
 }
 
+// refineTree re-places the tree's leaves with every measurement of the
+// inference (infer.Refine), on the first rank, which alone holds them all,
+// and hands the result to every rank.
+func refineTree(ctx context.Context, c comm.Comm, res live.Result) (*infer.Tree, error) {
+	var enc []byte
+	if c.Rank() == 0 {
+		t, _ := infer.Refine(res.Tree, res.Measured)
+		enc, _ = t.MarshalBinary()
+	}
+	enc, err := comm.BcastBytes(ctx, c, enc)
+	if err != nil {
+		return nil, err
+	}
+	return infer.UnmarshalTree(enc)
+}
+
 // hostGroups groups ranks by reported host name (each group sorted, groups
 // ordered by first rank), or one group per rank when blind.
 func hostGroups(ids []comm.Identity, blind bool) [][]int {
@@ -279,7 +298,7 @@ func hostGroups(ids []comm.Identity, blind bool) [][]int {
 // levelsFromTree cuts the tree's latency matrix over the representatives
 // into levels and expands them to every rank, under the socket and host
 // levels that identities give (unless blind).
-func (out *Outcome) levelsFromTree(n int, ids []comm.Identity, hosts [][]int, reps []int, tree live.Result, opt Options) ([]topo.Level, error) {
+func (out *Outcome) levelsFromTree(n int, ids []comm.Identity, hosts [][]int, reps []int, tree live.Result, bmap *infer.BandwidthMap, opt Options) ([]topo.Level, error) {
 	m := cluster.NewMatrix(len(reps))
 	for i := range reps {
 		for j := i + 1; j < len(reps); j++ {
@@ -307,6 +326,17 @@ func (out *Outcome) levelsFromTree(n int, ids []comm.Identity, hosts [][]int, re
 			return nil, err
 		}
 	}
+	if bmap != nil {
+		// Where links differ in speed by SlowEdgeRatio or more, the slow
+		// edges of the bandwidth map cut the network into parts that
+		// latency may not separate at all (a trunk of zero latency) or only
+		// by a microsecond that real noise blurs; bandwidth is then the
+		// stronger signal and its parts take precedence over latency
+		// levels that cross them.
+		if parts, _ := bmap.SlowGroups(SlowEdgeRatio); len(parts) > 1 {
+			upper = insertLevel(upper, topo.Level{Name: "bandwidth", Groups: parts})
+		}
+	}
 	var levels []topo.Level
 	if !opt.Blind {
 		if l, ok := socketLevel(ids, hosts); ok {
@@ -328,6 +358,45 @@ func (out *Outcome) levelsFromTree(n int, ids []comm.Identity, hosts [][]int, re
 		levels = append(levels, topo.Level{Name: l.Name, Groups: groups})
 	}
 	return finishLevels(n, levels, m, reps, hosts, opt.Blind), nil
+}
+
+// SlowEdgeRatio is how much slower than the next faster edge an edge of
+// the bandwidth map must be to cut the network into a level: well above
+// the few per cent measured bandwidths vary by, well below the 4-10x
+// between a host link and a trunk.
+const SlowEdgeRatio = 3
+
+// insertLevel adds l to levels (finest first) between the levels that
+// refine it and those that coarsen it, dropping the ones that do neither.
+func insertLevel(levels []topo.Level, l topo.Level) []topo.Level {
+	var below, above []topo.Level
+	for _, x := range levels {
+		switch {
+		case refines(x.Groups, l.Groups):
+			below = append(below, x)
+		case refines(l.Groups, x.Groups):
+			above = append(above, x)
+		}
+	}
+	return append(append(below, l), above...)
+}
+
+// refines tells whether every group of a lies inside one group of b.
+func refines(a, b [][]int) bool {
+	of := map[int]int{}
+	for i, g := range b {
+		for _, r := range g {
+			of[r] = i
+		}
+	}
+	for _, g := range a {
+		for _, r := range g[1:] {
+			if of[r] != of[g[0]] {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // socketLevel groups the ranks of each host by reported socket, when every

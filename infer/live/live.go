@@ -61,10 +61,7 @@ type Result struct {
 }
 
 // Measurement is one pair's result of seed 002's protocol.
-type Measurement struct {
-	A, B int
-	RTT  infer.RTT
-}
+type Measurement = infer.Measurement
 
 // Infer runs the distributed inference on every rank of c (collective: all
 // ranks call it) and returns the same tree on every rank. Ranks join the
@@ -95,11 +92,13 @@ func gatherMeasurements(ctx context.Context, c comm.Comm, known map[int]infer.RT
 		peers = append(peers, j)
 	}
 	slices.Sort(peers)
-	enc := make([]byte, 0, 20*len(peers))
+	const rec = 28 // rank, min, max, next
+	enc := make([]byte, 0, rec*len(peers))
 	for _, j := range peers {
 		enc = binary.LittleEndian.AppendUint32(enc, uint32(j))
 		enc = binary.LittleEndian.AppendUint64(enc, math.Float64bits(known[j].Min))
 		enc = binary.LittleEndian.AppendUint64(enc, math.Float64bits(known[j].Max))
+		enc = binary.LittleEndian.AppendUint64(enc, math.Float64bits(known[j].Next))
 	}
 	if c.Rank() != 0 {
 		var hdr [8]byte
@@ -111,12 +110,13 @@ func gatherMeasurements(ctx context.Context, c comm.Comm, known map[int]infer.RT
 	}
 	var out []Measurement
 	decode := func(a int, b []byte) {
-		for len(b) >= 20 {
+		for len(b) >= rec {
 			out = append(out, Measurement{A: a, B: int(binary.LittleEndian.Uint32(b)), RTT: infer.RTT{
-				Min: math.Float64frombits(binary.LittleEndian.Uint64(b[4:])),
-				Max: math.Float64frombits(binary.LittleEndian.Uint64(b[12:])),
+				Min:  math.Float64frombits(binary.LittleEndian.Uint64(b[4:])),
+				Max:  math.Float64frombits(binary.LittleEndian.Uint64(b[12:])),
+				Next: math.Float64frombits(binary.LittleEndian.Uint64(b[20:])),
 			}})
-			b = b[20:]
+			b = b[rec:]
 		}
 	}
 	decode(0, enc)
@@ -126,7 +126,7 @@ func gatherMeasurements(ctx context.Context, c comm.Comm, known map[int]infer.RT
 			return nil, err
 		}
 		n := binary.LittleEndian.Uint64(hdr[:])
-		if n > 20*uint64(c.Size()) {
+		if n > rec*uint64(c.Size()) {
 			return nil, fmt.Errorf("infer: rank %d announces %d bytes of measurements", src, n)
 		}
 		b := make([]byte, n)
@@ -370,6 +370,7 @@ func (p prober) RTT(a, b int) (infer.RTT, error) {
 // best RTT, in seconds.
 func MeasurePair(p Params, pingPong func() (time.Duration, error)) (infer.RTT, error) {
 	res := infer.RTT{Min: math.Inf(1), Max: math.Inf(-1)}
+	bests := make([]float64, 0, p.Rounds)
 	for round := 0; round < p.Rounds; round++ {
 		best := time.Duration(math.MaxInt64)
 		stale := 0
@@ -387,6 +388,11 @@ func MeasurePair(p Params, pingPong func() (time.Duration, error)) (infer.RTT, e
 		s := best.Seconds()
 		res.Min = math.Min(res.Min, s)
 		res.Max = math.Max(res.Max, s)
+		bests = append(bests, s)
+	}
+	if len(bests) > 1 {
+		slices.Sort(bests)
+		res.Next = bests[1]
 	}
 	return res, nil
 }

@@ -369,7 +369,8 @@ func Down(ctx context.Context, stateDir, prefix string) error {
 		errs = append(errs, err)
 	}
 	for _, l := range links {
-		if err := run(ctx, []string{"ip", "link", "del", l}); err != nil {
+		// Deleting one end of a pair deletes its peer too.
+		if err := run(ctx, []string{"ip", "link", "del", l}); err != nil && run(ctx, []string{"ip", "link", "show", l}) == nil {
 			errs = append(errs, err)
 		}
 	}

@@ -270,20 +270,39 @@ type emuStatus struct {
 }
 
 func newEmuStatusCmd() *cobra.Command {
-	var asJSON bool
+	var asJSON, mpiHosts bool
 	cmd := &cobra.Command{
 		Use:   "status [PREFIX]",
 		Short: "Show the emulated clusters, or one cluster's hosts and addresses",
 		Long: `status lists the recorded clusters, or shows one: its state ("up", or
 "building" when up is running or died half-way), its hosts with their
 addresses and namespaces, and any namespace that is missing. --json gives
-the host -> address map that scripts use (e.g. to build an mpirun --host list).
+the host -> address map that scripts use; --mpi-hosts prints the hosts as an
+mpirun --host list (ADDRESS:SLOTS,... with the platform's ranks per host).
 
 Examples:
   netaware emu status
-  netaware emu status e1 --json`,
+  netaware emu status e1 --json
+  netaware emu status e1 --mpi-hosts`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if mpiHosts {
+				if len(args) != 1 {
+					return usagef("emu status: --mpi-hosts needs a PREFIX")
+				}
+				c, err := emu.Load("", args[0])
+				if err != nil {
+					return err
+				}
+				var hs []string
+				for _, h := range c.Hosts {
+					if len(h.Ranks) > 0 {
+						hs = append(hs, h.Address+":"+strconv.Itoa(len(h.Ranks)))
+					}
+				}
+				fmt.Fprintln(cmd.OutOrStdout(), strings.Join(hs, ","))
+				return nil
+			}
 			prefixes := args
 			if len(args) == 0 {
 				var err error
@@ -341,6 +360,7 @@ Examples:
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of a table")
+	cmd.Flags().BoolVar(&mpiHosts, "mpi-hosts", false, "print the hosts as an mpirun --host list (ADDRESS:SLOTS,...)")
 	return cmd
 }
 

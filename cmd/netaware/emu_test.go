@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -127,6 +128,26 @@ func TestEmuUpRunDiscoverDown(t *testing.T) {
 	for _, l := range topo.Levels {
 		if l.Name == "host" && len(l.Groups) != 4 {
 			t.Errorf("host level %v: the four hosts have four host names", l.Groups)
+		}
+	}
+
+	// Open MPI across the namespaces, through the rsh agent.
+	if _, err := exec.LookPath("mpirun"); err != nil {
+		t.Log("no mpirun: Open MPI through emu rsh-agent not tested")
+	} else {
+		hosts, err := nw("emu", "status", "ne4", "--mpi-hosts")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := nw("emu", "run", "ne4", "--host", "a0", "--timeout", "60s", "--",
+			"mpirun", "--allow-run-as-root", "--leave-session-attached", "-n", "4", "--host", strings.TrimSpace(hosts),
+			"--mca", "plm_rsh_agent", bin+" emu rsh-agent", "--mca", "plm_rsh_no_tree_spawn", "1",
+			"--mca", "btl", "tcp,self", "--mca", "btl_tcp_if_include", "eth0", "--mca", "oob_tcp_if_include", "eth0",
+			"--mca", "pml", "ob1", "hostname")
+		lines := strings.Fields(out)
+		slices.Sort(lines)
+		if err != nil || !slices.Equal(lines, []string{"a0", "a1", "b0", "b1"}) {
+			t.Errorf("mpirun hostname on hosts %s printed %q (%v), want a0 a1 b0 b1", hosts, out, err)
 		}
 	}
 

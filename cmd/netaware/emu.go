@@ -37,7 +37,7 @@ as the platform's ranks section says. Needs root. See docs/emu.md.
 Examples:
   netaware emu up emu/testdata/star-2x6.yaml --prefix e1
   netaware emu run e1 -- netaware discover --out /tmp/e1-out
-  netaware emu run e1 --host a00 -- ping -c 3 10.93.0.7
+  netaware emu run e1 --host a0 -- ping -c 3 10.67.0.7
   netaware emu status e1 --json
   netaware emu down e1`,
 		Args: cobra.NoArgs,
@@ -200,8 +200,8 @@ a ping.
 Examples:
   netaware emu run e1 -- hostname
   netaware emu run e1 --out-dir /tmp/e1-logs --timeout 2m -- netaware discover --out /tmp/e1-out
-  netaware emu run e1 --host a00 -- iperf3 -s -1 -D
-  netaware emu run e1 --host b03 -- iperf3 -c 10.93.0.1 -t 3`,
+  netaware emu run e1 --host a0 -- iperf3 -s -1 -D
+  netaware emu run e1 --host b3 -- iperf3 -c 10.67.0.1 -t 3`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.ArgsLenAtDash() != 1 {
@@ -427,7 +427,7 @@ complete mpirun command line.
 
 Examples:
   netaware emu rsh-agent a03 hostname
-  mpirun --mca plm_rsh_agent "$(command -v netaware) emu rsh-agent" --host 10.93.0.1:1,10.93.0.2:1 ... ./a.out`,
+  mpirun --mca plm_rsh_agent "$(command -v netaware) emu rsh-agent" --host "$(netaware emu status e1 --mpi-hosts)" ... ./a.out`,
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			for len(args) > 0 && strings.HasPrefix(args[0], "-") {

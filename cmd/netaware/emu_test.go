@@ -151,39 +151,67 @@ func TestEmuUpRunDiscoverDown(t *testing.T) {
 		}
 	}
 
-	// A run killed with -9 leaves its ranks behind; down removes them.
+	// SIGTERM to run stops every rank within 2 s.
 	run := exec.Command(bin, "emu", "run", "ne4", "--", "sleep", "60")
 	if err := run.Start(); err != nil {
 		t.Fatal(err)
 	}
-	var pids []int
-	for deadline := time.Now().Add(10 * time.Second); len(pids) == 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		b, _ := exec.Command("ip", "netns", "pids", "ne4-h3").Output()
-		for _, f := range strings.Fields(string(b)) {
-			if p, err := strconv.Atoi(f); err == nil {
-				pids = append(pids, p)
-			}
-		}
+	pids := emuWaitPids(t, "ne4-h3")
+	start := time.Now()
+	run.Process.Signal(syscall.SIGTERM)
+	err = run.Wait()
+	if d := time.Since(start); err == nil || d > 2500*time.Millisecond {
+		t.Errorf("emu run after SIGTERM: %v after %v, want a failure within 2 s", err, d)
 	}
+	emuAssertDead(t, pids)
+
+	// A run killed with -9 leaves its ranks behind; down removes them.
+	run = exec.Command(bin, "emu", "run", "ne4", "--", "sleep", "60")
+	if err := run.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pids = emuWaitPids(t, "ne4-h3")
 	run.Process.Signal(syscall.SIGKILL)
 	run.Wait()
-	if len(pids) == 0 {
-		t.Fatal("no rank started in host b1")
-	}
 	if _, err := nw("emu", "down", "ne4"); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range pids {
-		// Gone, or a zombie waiting for init to reap it.
-		b, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/stat")
-		if i := bytes.LastIndexByte(b, ')'); err == nil && i >= 0 && i+2 < len(b) && b[i+2] != 'Z' {
-			t.Errorf("rank process %d survived down: %s", p, b)
-		}
-	}
+	emuAssertDead(t, pids)
 	if b, _ := exec.Command("ip", "netns", "list").Output(); strings.Contains(string(b), "ne4-") {
 		t.Errorf("namespaces left after down:\n%s", b)
 	}
 	if out, _ := nw("emu", "status"); strings.Contains(out, "ne4") {
 		t.Errorf("status still lists ne4:\n%s", out)
+	}
+}
+
+// emuWaitPids waits until namespace ns runs a process and returns the pids.
+func emuWaitPids(t *testing.T, ns string) []int {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		b, _ := exec.Command("ip", "netns", "pids", ns).Output()
+		var pids []int
+		for _, f := range strings.Fields(string(b)) {
+			if p, err := strconv.Atoi(f); err == nil {
+				pids = append(pids, p)
+			}
+		}
+		if len(pids) > 0 {
+			return pids
+		}
+	}
+	t.Fatalf("nothing started in namespace %s", ns)
+	return nil
+}
+
+// emuAssertDead checks that the processes are gone (or zombies waiting for
+// init to reap them).
+func emuAssertDead(t *testing.T, pids []int) {
+	t.Helper()
+	for _, p := range pids {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/stat")
+		if i := bytes.LastIndexByte(b, ')'); err == nil && i >= 0 && i+2 < len(b) && b[i+2] != 'Z' {
+			t.Errorf("rank process %d survived: %s", p, b)
+		}
 	}
 }

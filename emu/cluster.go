@@ -31,6 +31,11 @@ type Cluster struct {
 // ErrNotRoot is returned where building or removing a cluster needs root.
 var ErrNotRoot = errors.New("netaware emu needs root (it creates network namespaces, bridges and traffic-control rules); run it as root or with sudo")
 
+// ErrUnsupported is wrapped by the errors of a machine that cannot build
+// clusters: root without the right to create namespaces (a restricted
+// container), or a kernel without tbf.
+var ErrUnsupported = errors.New("this machine cannot build emulated clusters")
+
 // netnsDir is where ip netns keeps its namespace files.
 const netnsDir = "/run/netns"
 
@@ -49,7 +54,10 @@ func Check() error {
 		}
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("netaware emu needs %s in PATH (iproute2 and util-linux)", strings.Join(missing, ", "))
+		return fmt.Errorf("%w: netaware emu needs %s in PATH (iproute2 and util-linux)", ErrUnsupported, strings.Join(missing, ", "))
+	}
+	if out, err := exec.Command("unshare", "--net", "--uts", "true").CombinedOutput(); err != nil {
+		return fmt.Errorf("%w: cannot create network namespaces here: %s", ErrUnsupported, strings.TrimSpace(string(out)))
 	}
 	return nil
 }
@@ -79,7 +87,7 @@ func Up(ctx context.Context, plat *platform.Platform, opt Options, progress func
 	} else if len(left) > 0 {
 		return nil, fmt.Errorf("cluster %s exists (%s); remove it first: netaware emu down %s", opt.Prefix, strings.Join(left, ", "), opt.Prefix)
 	}
-	netem, err := NetemAvailable(ctx, opt.Prefix)
+	netem, err := probeKernel(ctx, opt.Prefix)
 	if err != nil {
 		return nil, err
 	}
@@ -161,15 +169,19 @@ func output(ctx context.Context, argv []string) ([]byte, error) {
 	return out, nil
 }
 
-// NetemAvailable tells whether the kernel has the netem qdisc, by adding
-// one to the loopback of a scratch namespace PREFIX-netem.
-func NetemAvailable(ctx context.Context, prefix string) (bool, error) {
-	ns := prefix + "-netem"
+// probeKernel checks, on the loopback of a scratch namespace PREFIX-probe,
+// that the kernel has tbf (an error wrapping ErrUnsupported otherwise) and
+// whether it has netem.
+func probeKernel(ctx context.Context, prefix string) (netem bool, err error) {
+	ns := prefix + "-probe"
 	if err := run(ctx, []string{"ip", "netns", "add", ns}); err != nil {
-		return false, err
+		return false, fmt.Errorf("%w: %w", ErrUnsupported, err)
 	}
 	defer run(context.WithoutCancel(ctx), []string{"ip", "netns", "del", ns})
-	err := run(ctx, []string{"tc", "-n", ns, "qdisc", "add", "dev", "lo", "root", "netem", "delay", "1ms"})
+	if err := run(ctx, []string{"tc", "-n", ns, "qdisc", "add", "dev", "lo", "root", "tbf", "rate", "1gbit", "burst", "65536", "limit", "131072"}); err != nil {
+		return false, fmt.Errorf("%w: no tbf qdisc: %w", ErrUnsupported, err)
+	}
+	err = run(ctx, []string{"tc", "-n", ns, "qdisc", "replace", "dev", "lo", "root", "netem", "delay", "1ms"})
 	return err == nil, nil
 }
 

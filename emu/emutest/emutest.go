@@ -5,6 +5,7 @@ package emutest
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -18,7 +19,8 @@ const BuildTimeout = time.Minute
 // Cluster builds plat's network under prefix (one of the test's own
 // prefixes: whatever exists under it is removed first) and registers its
 // removal with t.Cleanup. It skips the test, saying why, when this process
-// is not root or lacks ip, tc, unshare or nsenter.
+// is not root, lacks ip, tc, unshare or nsenter, may not create namespaces,
+// or runs on a kernel without tbf.
 func Cluster(t testing.TB, plat *platform.Platform, prefix string) *emu.Cluster {
 	t.Helper()
 	return ClusterWith(t, plat, emu.Options{Prefix: prefix})
@@ -42,6 +44,9 @@ func ClusterWith(t testing.TB, plat *platform.Platform, opt emu.Options) *emu.Cl
 	ctx, cancel := context.WithTimeout(context.Background(), BuildTimeout)
 	defer cancel()
 	c, err := emu.Up(ctx, plat, opt, nil)
+	if errors.Is(err, emu.ErrUnsupported) {
+		t.Skipf("emulated cluster unavailable: %v", err)
+	}
 	if err != nil {
 		t.Fatalf("building emulated cluster %s of %s: %v", opt.Prefix, plat.Name, err)
 	}

@@ -314,3 +314,40 @@ func TestPrintOutputsPrefixesOnlyWhenSeveralRanksWrite(t *testing.T) {
 		t.Errorf("two ranks writing: stdout %q stderr %q", out.String(), errw.String())
 	}
 }
+
+func TestTestdataPlatformsPlan(t *testing.T) {
+	for file, want := range map[string]struct {
+		hosts, switchLinks int
+		level              string
+		groups             int
+	}{
+		"star-3x4.yaml":            {12, 2, "switch", 3},
+		"star-2x6.yaml":            {12, 1, "switch", 2},
+		"chain-3x4.yaml":           {12, 2, "switch", 3},
+		"chain-4x3.yaml":           {12, 3, "switch", 4},
+		"two-nic-generations.yaml": {12, 1, "switch", 2},
+		"zero-latency-split.yaml":  {8, 1, "bandwidth-cluster", 2},
+	} {
+		p, err := platform.Load(filepath.Join("testdata", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl, err := NewPlan(p, Options{Prefix: "ne0"})
+		if err != nil {
+			t.Errorf("%s: %v", file, err)
+			continue
+		}
+		if len(pl.Hosts) != want.hosts || len(pl.Links) != want.hosts+want.switchLinks || len(pl.Ranks) != want.hosts {
+			t.Errorf("%s: %d hosts, %d links, %d ranks", file, len(pl.Hosts), len(pl.Links), len(pl.Ranks))
+		}
+		found := false
+		for _, l := range p.Truth() {
+			if l.Name == want.level {
+				found = len(l.Groups) == want.groups
+			}
+		}
+		if !found {
+			t.Errorf("%s: no truth level %s of %d groups in %v", file, want.level, want.groups, p.Truth())
+		}
+	}
+}

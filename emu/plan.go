@@ -6,12 +6,12 @@
 // has netem. Commands then run on every rank inside its host's
 // namespaces, over real kernel TCP.
 //
-// Planning (Plan) is pure: it computes every name, address, rate and
+// Planning (NewPlan) is pure: it computes every name, address, rate and
 // command from the platform, so it is tested without root. Up executes a
-// plan, records it under StateDir so that Status, Down and Run work from
-// another process, and removes what it built when a step fails; Down
-// removes a cluster also after a crash or a half-built Up, from the names
-// alone.
+// plan and records it under Options.StateDir, so that Load, Cluster.Run
+// and Down work from another process; it removes what it built when a step
+// fails. Down removes a cluster also after a crash or a half-built Up,
+// from the names alone.
 package emu
 
 import (

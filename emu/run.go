@@ -53,7 +53,8 @@ var ErrTimeout = errors.New("timed out")
 // Run starts argv once per rank, inside the namespaces of the rank's host,
 // as one TCP world (NETAWARE_RANK, NETAWARE_SIZE, NETAWARE_COORDINATOR at
 // rank 0's address, NETAWARE_TOKEN), and waits for every rank. argv[0]
-// "netaware" means this very binary. When a rank fails the others are
+// "netaware" means this very binary (in a test, the test binary: build
+// netaware and give its path). When a rank fails the others are
 // stopped, and the error (a *launch.RankError) names the rank; cancelling
 // ctx stops every rank (SIGINT, then SIGKILL after the grace time).
 func (c *Cluster) Run(ctx context.Context, argv []string, o RunOptions) error {

@@ -353,8 +353,12 @@ Examples:
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", h.Name, h.Switch, h.Address, h.Namespace, emuRanks(h.Ranks))
 			}
 			tw.Flush()
-			if len(s.Missing) > 0 {
-				fmt.Fprintf(w, "missing namespaces: %s (remove the rest with 'netaware emu down %s')\n", strings.Join(s.Missing, ", "), s.Prefix)
+			if m := s.Missing; len(m) > 0 {
+				list := strings.Join(m, ", ")
+				if len(m) > 8 {
+					list = strings.Join(m[:8], ", ") + fmt.Sprintf(", ... (%d in all)", len(m))
+				}
+				fmt.Fprintf(w, "missing namespaces: %s (remove the rest with 'netaware emu down %s')\n", list, s.Prefix)
 			}
 			return nil
 		},

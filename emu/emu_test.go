@@ -298,6 +298,24 @@ func TestRunNamesTheFailingRankAndStopsOnTimeout(t *testing.T) {
 	if !errors.As(err, &re) || re.Rank != 2 {
 		t.Errorf("rank 2 exits 1: error %v, want one naming rank 2", err)
 	}
+	var out, errw strings.Builder
+	dir := t.TempDir()
+	err = c.Run(ctx, []string{"sh", "-c", `echo out $NETAWARE_RANK; echo err $NETAWARE_RANK >&2`},
+		emu.RunOptions{Live: true, Stdout: &out, Stderr: &errw, OutDir: dir, Timeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := range 4 {
+		if !strings.Contains(out.String(), fmt.Sprintf("[%d] out %d\n", r, r)) || !strings.Contains(errw.String(), fmt.Sprintf("[%d] err %d\n", r, r)) {
+			t.Errorf("live output of rank %d missing: stdout %q stderr %q", r, out.String(), errw.String())
+		}
+		if b, err := os.ReadFile(filepath.Join(dir, strconv.Itoa(r)+".out")); err != nil || string(b) != fmt.Sprintf("out %d\n", r) {
+			t.Errorf("rank %d's output file: %q %v", r, b, err)
+		}
+	}
+	if strings.Count(out.String(), "\n") != 4 {
+		t.Errorf("live stdout printed %q: want 4 lines, printed once", out.String())
+	}
 	start := time.Now()
 	err = c.Run(ctx, []string{"sleep", "30"}, emu.RunOptions{Timeout: 300 * time.Millisecond})
 	if !errors.Is(err, emu.ErrTimeout) {
@@ -360,6 +378,16 @@ func TestDownRemovesAHalfBuiltCluster(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- sleeper.Wait() }()
+	// nsenter enters the namespace after it started: wait until it has.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		out, _ := exec.Command("ip", "netns", "pids", "ne3-h0").Output()
+		if strings.Contains(" "+strings.Join(strings.Fields(string(out)), " ")+" ", " "+strconv.Itoa(sleeper.Process.Pid)+" ") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the process never entered host 0's namespace")
+		}
+	}
 	if err := emu.Down(ctx, "", "ne3"); err != nil {
 		t.Fatal(err)
 	}

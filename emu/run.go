@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -32,6 +33,10 @@ type RunOptions struct {
 	// unprefixed when at most one rank wrote anything, otherwise every
 	// line prefixed "[rank] " (nil: discard).
 	Stdout, Stderr io.Writer
+	// Live prints every line to Stdout or Stderr as it comes, always
+	// prefixed "[rank] " (which ranks will write is not known yet), instead
+	// of at the end.
+	Live bool
 	// Token is NETAWARE_TOKEN (empty: $NETAWARE_TOKEN, or a fresh one).
 	Token string
 	// Port is the coordinator's port on rank 0's host (0: random in
@@ -90,6 +95,8 @@ func (c *Cluster) Run(ctx context.Context, argv []string, o RunOptions) error {
 		}
 	}()
 	outs := make([][2]io.Writer, n)
+	var live []launch.LineWriter
+	var liveMu [2]sync.Mutex
 	for r := range n {
 		for k, ext := range []string{".out", ".err"} {
 			f, err := os.Create(filepath.Join(dir, strconv.Itoa(r)+ext))
@@ -98,6 +105,11 @@ func (c *Cluster) Run(ctx context.Context, argv []string, o RunOptions) error {
 			}
 			files = append(files, f)
 			outs[r][k] = f
+			if w := []io.Writer{o.Stdout, o.Stderr}[k]; o.Live && w != nil {
+				lw := launch.NewPrefixWriter(w, &liveMu[k], "["+strconv.Itoa(r)+"] ")
+				live = append(live, lw)
+				outs[r][k] = io.MultiWriter(f, lw)
+			}
 		}
 	}
 	runCtx := ctx
@@ -122,8 +134,13 @@ func (c *Cluster) Run(ctx context.Context, argv []string, o RunOptions) error {
 	if context.Cause(runCtx) == ErrTimeout && ctx.Err() == nil {
 		err = fmt.Errorf("%w after %v: %w", ErrTimeout, o.Timeout, err)
 	}
-	if perr := printOutputs(dir, n, o.Stdout, o.Stderr); perr != nil && err == nil {
-		err = perr
+	for _, lw := range live {
+		lw.Flush()
+	}
+	if !o.Live {
+		if perr := printOutputs(dir, n, o.Stdout, o.Stderr); perr != nil && err == nil {
+			err = perr
+		}
 	}
 	return err
 }

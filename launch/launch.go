@@ -380,6 +380,19 @@ type prefixWriter struct {
 	partial []byte
 }
 
+// LineWriter is an io.Writer whose Flush writes a last unterminated line.
+type LineWriter interface {
+	io.Writer
+	Flush()
+}
+
+// NewPrefixWriter returns a writer that forwards whole lines to w, each
+// prefixed with prefix (as Run prints ranks' output); writers sharing mu
+// never interleave within a line.
+func NewPrefixWriter(w io.Writer, mu *sync.Mutex, prefix string) LineWriter {
+	return &prefixWriter{mu: mu, w: w, prefix: prefix}
+}
+
 // maxLine bounds a line held back waiting for its newline.
 const maxLine = 64 << 10
 

@@ -177,6 +177,7 @@ func newEmuRunCmd() *cobra.Command {
 		outDir  string
 		timeout time.Duration
 		port    int
+		live    bool
 	)
 	cmd := &cobra.Command{
 		Use:   "run PREFIX [--host NAME] [--out-dir DIR] [--timeout D] -- COMMAND [ARGS...]",
@@ -189,7 +190,8 @@ means this binary.
 
 Each rank's output goes to DIR/RANK.out and DIR/RANK.err with --out-dir, and
 is printed once all ranks have finished: as is when only one rank wrote
-anything, otherwise each line prefixed "[rank] ". When a rank fails the
+anything, otherwise each line prefixed "[rank] "; with --live, every line is
+printed as it comes, prefixed. When a rank fails the
 others are stopped and run exits 1 naming the rank; Ctrl-C, SIGTERM and
 --timeout stop every rank (SIGINT, then SIGKILL 1.5 s later).
 
@@ -239,6 +241,7 @@ Examples:
 				Stderr:  cmd.ErrOrStderr(),
 				Port:    port,
 				Timeout: timeout,
+				Live:    live,
 			})
 			if err != nil {
 				return fmt.Errorf("emu run %s: %w", c.Prefix, err)
@@ -251,6 +254,7 @@ Examples:
 	f.StringVar(&outDir, "out-dir", "", "write each rank's output to DIR/RANK.out and DIR/RANK.err")
 	f.DurationVar(&timeout, "timeout", 0, "stop the command(s) after this long (0: no limit)")
 	f.IntVar(&port, "port", 0, "coordinator port on rank 0's host (default: random in 30000-49999)")
+	f.BoolVar(&live, "live", false, "print output lines as they come, each prefixed \"[rank] \" (default: once the ranks have finished)")
 	return cmd
 }
 

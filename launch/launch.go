@@ -54,6 +54,12 @@ type Spec struct {
 	// Started, if set, is called with each rank's process id once it runs
 	// (for a remote rank, the id of its remote-shell process).
 	Started func(rank, pid int)
+	// Wrap, if set, gives the command line that a local rank's command is
+	// appended to, e.g. nsenter into that rank's network namespace.
+	Wrap func(rank int) []string
+	// Output, if set, gives each rank's own stdout and stderr writers,
+	// replacing the prefixed Stdout and Stderr.
+	Output func(rank int) (stdout, stderr io.Writer)
 }
 
 // RankError reports the rank whose failure ended the launch.
@@ -173,7 +179,11 @@ func Run(ctx context.Context, s Spec) error {
 		}
 		vars = append(vars, s.Env...)
 		if placement == nil {
-			p.cmd = exec.Command(command, s.Args...)
+			argv := append([]string{command}, s.Args...)
+			if s.Wrap != nil {
+				argv = append(append([]string(nil), s.Wrap(r)...), argv...)
+			}
+			p.cmd = exec.Command(argv[0], argv[1:]...)
 			p.cmd.Env = append(append(os.Environ(), vars...), tcp.EnvToken+"="+s.Token)
 		} else {
 			rsh := strings.Fields(s.Rsh)
@@ -188,6 +198,9 @@ func Run(ctx context.Context, s Spec) error {
 		}
 		p.cmd.Stdout = p.out
 		p.cmd.Stderr = p.errw
+		if s.Output != nil {
+			p.cmd.Stdout, p.cmd.Stderr = s.Output(r)
+		}
 		p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		p.cmd.WaitDelay = s.Grace
 		procs[r] = p
@@ -365,6 +378,19 @@ type prefixWriter struct {
 	w       io.Writer
 	prefix  string
 	partial []byte
+}
+
+// LineWriter is an io.Writer whose Flush writes a last unterminated line.
+type LineWriter interface {
+	io.Writer
+	Flush()
+}
+
+// NewPrefixWriter returns a writer that forwards whole lines to w, each
+// prefixed with prefix (as Run prints ranks' output); writers sharing mu
+// never interleave within a line.
+func NewPrefixWriter(w io.Writer, mu *sync.Mutex, prefix string) LineWriter {
+	return &prefixWriter{mu: mu, w: w, prefix: prefix}
 }
 
 // maxLine bounds a line held back waiting for its newline.

@@ -35,8 +35,6 @@ Examples:
   netaware platform validate mygrid.yaml other.yaml
   netaware platform truth fram-like --json > truth.json
   netaware platform export --simgrid dichev-n1 -o dichev-n1.xml`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newPlatformListCmd(), newPlatformShowCmd(), newPlatformValidateCmd(),
 		newPlatformTruthCmd(), newPlatformExportCmd())

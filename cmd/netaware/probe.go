@@ -181,8 +181,11 @@ func (cf *campaignFlags) spec(size int, levels []topo.Level) (probe.ScheduleSpec
 	}
 	for _, r := range ranks {
 		if r >= size {
-			return probe.ScheduleSpec{}, fmt.Errorf("--ranks: rank %d, but the world has %d ranks", r, size)
+			return probe.ScheduleSpec{}, usagef("--ranks: rank %d, but the world has %d ranks", r, size)
 		}
+	}
+	if len(ranks) < 2 {
+		return probe.ScheduleSpec{}, usagef("%d rank(s) to measure make no pair: a pair probe needs at least two ranks", len(ranks))
 	}
 	spec := probe.ScheduleSpec{Mode: cf.schedule, Ranks: ranks}
 	switch cf.schedule {
@@ -443,8 +446,10 @@ Example:
 			}
 			cp.Bandwidth = probe.BandwidthParams{Bytes: b, Reps: reps}
 		}
-		if _, err := parseRankList(cf.ranks); err != nil {
+		if rs, err := parseRankList(cf.ranks); err != nil {
 			return usagef("--ranks: %v", err)
+		} else if rs != nil && len(rs) < 2 {
+			return usagef("--ranks %q: one rank makes no pair: give at least two", cf.ranks)
 		}
 		levels, err := cf.levels()
 		if err != nil {
@@ -618,6 +623,9 @@ Example:
 		nodeList, err := parseRankList(nodes)
 		if err != nil {
 			return usagef("--nodes: %v", err)
+		}
+		if nodeList != nil && len(nodeList) < 2 {
+			return usagef("--nodes %q: one node has no link to draw: give at least two", nodes)
 		}
 		params := probe.PatternParams{Bytes: b, MaxIter: maxIter, CIWidth: ci}
 		cf := &campaignFlags{wf: wf, out: out}

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+)
+
+// runCLI runs a command line in this process as main does and returns its
+// output and exit code.
+func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = run(context.Background(), args, &out, &errOut)
+	return out.String(), errOut.String(), code
+}
+
+// groups returns the command paths (without "netaware") of every command
+// that has subcommands, the root included.
+func groups(c *cobra.Command, path []string) [][]string {
+	if !c.HasSubCommands() {
+		return nil
+	}
+	all := [][]string{path}
+	for _, sub := range c.Commands() {
+		all = append(all, groups(sub, append(append([]string{}, path...), sub.Name()))...)
+	}
+	return all
+}
+
+func TestUnknownSubcommandIsUsageError(t *testing.T) {
+	paths := groups(newRootCmd(), nil)
+	names := map[string]bool{}
+	for _, p := range paths {
+		names[strings.Join(p, " ")] = true
+	}
+	// The groups the issue names must be among those walked, so that the
+	// walk cannot silently miss them.
+	for _, want := range []string{"", "probe", "topo", "sim", "bench", "tune", "platform", "completion"} {
+		if !names[want] {
+			t.Fatalf("command group %q not found among %v", want, paths)
+		}
+	}
+	for _, p := range paths {
+		name := strings.Join(append([]string{"netaware"}, p...), " ")
+		t.Run(name, func(t *testing.T) {
+			stdout, stderr, code := runCLI(t, append(append([]string{}, p...), "bogus")...)
+			if code != exitUsage {
+				t.Errorf("%s bogus: exit %d, want %d (stdout %q)", name, code, exitUsage, stdout)
+			}
+			if !strings.Contains(stderr, `unknown command "bogus"`) || !strings.HasPrefix(stderr, name) {
+				t.Errorf("%s bogus: stderr %q does not name the command and the word", name, stderr)
+			}
+			if stdout != "" {
+				t.Errorf("%s bogus printed help to stdout: %.100q", name, stdout)
+			}
+			// Without a word, a group prints its help and succeeds.
+			if p != nil {
+				stdout, _, code = runCLI(t, p...)
+				if code != exitOK || !strings.Contains(stdout, "Usage:") {
+					t.Errorf("%s: exit %d, output %.100q; want its help and exit 0", name, code, stdout)
+				}
+			}
+		})
+	}
+}
+
+func TestUnknownSubcommandSuggests(t *testing.T) {
+	_, stderr, code := runCLI(t, "topo", "shw")
+	if code != exitUsage || !strings.Contains(stderr, "did you mean show?") {
+		t.Errorf("topo shw: exit %d, stderr %q", code, stderr)
+	}
+	_, stderr, code = runCLI(t, "help", "probe", "bogus")
+	if code != exitUsage || !strings.Contains(stderr, `no command "probe bogus"`) {
+		t.Errorf("help probe bogus: exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestEmptyRankSetIsUsageError(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"probe", "rtt", "--local", "4", "--ranks", "0"}, "one rank makes no pair"},
+		{[]string{"probe", "rtt", "--local", "4", "--ranks", "2-2"}, "one rank makes no pair"},
+		{[]string{"probe", "plogp", "--local", "4", "--ranks", ","}, "bad rank"},
+		{[]string{"probe", "rtt", "--local", "4", "--ranks", "1,7"}, "rank 7, but the world has 4 ranks"},
+		{[]string{"probe", "rtt", "--local", "1"}, "1 rank(s) to measure make no pair"},
+		{[]string{"probe", "pattern", "--local", "4", "--nodes", "3", "--random", "2"}, "one node has no link"},
+	} {
+		dir := t.TempDir()
+		args := append(append([]string{}, tc.args...), "--out", dir+"/d.json")
+		_, stderr, code := runCLI(t, args...)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}

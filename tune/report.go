@@ -231,6 +231,16 @@ func decideOne(rep *Report, q int, ms []Measurement, t *topo.Topology) (*decided
 	return d, nil
 }
 
+// WriteFile writes the report alone to path (atomically): what an
+// interrupted run keeps, its measurements without choices.
+func (r *Report) WriteFile(path string) error {
+	b, err := json.MarshalIndent(sanitize(r), "", " ")
+	if err != nil {
+		return err
+	}
+	return topo.WriteFileAtomic(path, append(b, '\n'))
+}
+
 // WriteAll writes the outputs into dir: ompi-rules.conf, ompi-rules.json,
 // mpich-coll.json, decision.json and bench.json, each atomically.
 func (o *Outputs) WriteAll(dir string) ([]string, error) {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -96,8 +95,22 @@ Example:
 			if !quiet {
 				cfg.Progress = progress(cmd.ErrOrStderr(), len(s.algs))
 			}
-			ms, err := tune.Run(context.Background(), cfg, s.algs)
+			ms, err := tune.Run(cmd.Context(), cfg, s.algs)
 			if err != nil {
+				if cmd.Context().Err() != nil && len(ms) > 0 {
+					// Interrupted: print the algorithms that finished, without
+					// a tuned choice made from a part of them.
+					res := summarizeBench(s, ms, false)
+					res.Tuned = nil
+					fmt.Fprintf(info, "interrupted: the %d of %d algorithm configurations that finished:\n", len(res.Series), len(s.algs))
+					if asJSON {
+						enc := json.NewEncoder(w)
+						enc.SetIndent("", " ")
+						enc.Encode(res)
+					} else {
+						printBench(w, res)
+					}
+				}
 				return err
 			}
 			res := summarizeBench(s, ms, decisionFile != "")
@@ -196,6 +209,9 @@ func printBench(w io.Writer, res *bcastBench) {
 		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
 	}
 	tw.Flush()
+	if len(res.Tuned) == 0 {
+		return
+	}
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "size\ttuned\ttime\tompi-fixed\tspeed-up")

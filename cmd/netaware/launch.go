@@ -51,6 +51,9 @@ Examples:
 			if n < 1 {
 				return usagef("launch: -n %d: want at least 1 rank", n)
 			}
+			// After Ctrl-C, launch waits --grace for its ranks (netaware
+			// ranks stop within 2 s) before it kills them.
+			stopsItself.Store(true)
 			spec := launch.Spec{
 				N:           n,
 				Command:     args[0],

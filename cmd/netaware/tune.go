@@ -1,9 +1,10 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -290,12 +291,15 @@ Example:
 			}
 			fmt.Fprintf(w, "platform %s: %d ranks; %d algorithm configurations x %d sizes, %d+%d repetitions each\n",
 				s.p.Name, s.p.NumRanks(), len(s.algs), len(s.sizes), f.warmup, f.reps)
-			ms, err := tune.Run(context.Background(), cfg, s.algs)
-			if err != nil {
-				return err
-			}
+			ms, err := tune.Run(cmd.Context(), cfg, s.algs)
 			rep := &tune.Report{Version: tune.ReportVersion, Platform: s.p.Name, Ranks: s.p.NumRanks(), TopologySource: s.topoSource,
 				Reps: f.reps, Warmup: f.warmup, SizesBytes: s.sizes, Measurements: ms}
+			if err != nil {
+				if cmd.Context().Err() != nil && len(ms) > 0 {
+					keepPartialTune(w, out, rep)
+				}
+				return err
+			}
 			header := []string{
 				fmt.Sprintf("netaware tune bcast: platform %s, %d ranks, topology: %s", s.p.Name, s.p.NumRanks(), s.topoSource),
 				"use: mpirun --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename THIS_FILE",
@@ -319,6 +323,22 @@ Example:
 	cmd.Flags().StringVar(&out, "out", "", "directory for the decision table, rule files and bench.json (required)")
 	cmd.Flags().BoolVar(&quiet, "quiet", false, "no progress bar")
 	return cmd
+}
+
+// keepPartialTune writes the measurements of an interrupted 'tune bcast'
+// to DIR/bench.partial.json, apart from the files of a finished run (which
+// it leaves alone): no decision is made from a part of the algorithms.
+func keepPartialTune(w io.Writer, dir string, rep *tune.Report) {
+	path := filepath.Join(dir, "bench.partial.json")
+	err := os.MkdirAll(dir, 0o755)
+	if err == nil {
+		err = rep.WriteFile(path)
+	}
+	if err != nil {
+		fmt.Fprintf(w, "interrupted: could not keep the %d measurements: %v\n", len(rep.Measurements), err)
+		return
+	}
+	fmt.Fprintf(w, "interrupted: kept the %d measurements finished in %s (no decision made)\n", len(rep.Measurements), path)
 }
 
 func fmtBytes(n int) string {

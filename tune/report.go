@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"netaware/coll"
+	"netaware/internal/atomicfile"
 	"netaware/topo"
 )
 
@@ -238,7 +239,7 @@ func (r *Report) WriteFile(path string) error {
 	if err != nil {
 		return err
 	}
-	return topo.WriteFileAtomic(path, append(b, '\n'))
+	return atomicfile.WriteFile(path, append(b, '\n'))
 }
 
 // WriteAll writes the outputs into dir: ompi-rules.conf, ompi-rules.json,
@@ -250,7 +251,7 @@ func (o *Outputs) WriteAll(dir string) ([]string, error) {
 	var written []string
 	put := func(name string, data []byte) error {
 		path := filepath.Join(dir, name)
-		if err := topo.WriteFileAtomic(path, data); err != nil {
+		if err := atomicfile.WriteFile(path, data); err != nil {
 			return err
 		}
 		written = append(written, path)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"netaware/coll"
+	"netaware/internal/atomicfile"
 	"netaware/tune"
 )
 
@@ -253,9 +255,17 @@ func plotBench(res *bcastBench, file string) error {
 		pl.Legend.Add(s.Label, l, p)
 	}
 	base := strings.TrimSuffix(file, filepath.Ext(file))
-	for _, ext := range []string{".png", ".svg"} {
-		if err := pl.Save(8*vg.Inch, 6*vg.Inch, base+ext); err != nil {
-			return fmt.Errorf("plot %s%s: %w", base, ext, err)
+	for _, ext := range []string{"png", "svg"} {
+		wt, err := pl.WriterTo(8*vg.Inch, 6*vg.Inch, ext)
+		var buf bytes.Buffer
+		if err == nil {
+			_, err = wt.WriteTo(&buf)
+		}
+		if err == nil {
+			err = atomicfile.WriteFile(base+"."+ext, buf.Bytes())
+		}
+		if err != nil {
+			return fmt.Errorf("plot %s.%s: %w", base, ext, err)
 		}
 	}
 	return nil

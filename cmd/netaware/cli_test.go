@@ -3,7 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/spf13/cobra"
@@ -96,6 +99,40 @@ func TestEmptyRankSetIsUsageError(t *testing.T) {
 		_, stderr, code := runCLI(t, args...)
 		if code != exitUsage || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// TestOutputFilesAre0644: every file a command writes is readable by all,
+// the dataset too (it came out 0600 while topology.json was 0644), under a
+// strict umask as well.
+func TestOutputFilesAre0644(t *testing.T) {
+	old := syscall.Umask(0o077)
+	defer syscall.Umask(old)
+	dir := t.TempDir()
+	truth, _, code := runCLI(t, "platform", "truth", "zhu-2racks", "--json")
+	in := filepath.Join(t.TempDir(), "truth.json")
+	if err := os.WriteFile(in, []byte(truth), 0o600); code != exitOK || err != nil {
+		t.Fatalf("platform truth: exit %d, %v", code, err)
+	}
+	for _, args := range [][]string{
+		{"probe", "rtt", "--platform", "zhu-2racks", "--ranks", "0-3", "--out", filepath.Join(dir, "dataset.json"), "-q"},
+		{"platform", "export", "--simgrid", "zhu-2racks", "-o", filepath.Join(dir, "zhu.xml")},
+		{"topo", "convert", in, "--to", "json", "-o", filepath.Join(dir, "topology.json")},
+		{"topo", "convert", in, "--to", "dot", "-o", filepath.Join(dir, "topology.dot")},
+	} {
+		if _, stderr, code := runCLI(t, args...); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) != 4 {
+		t.Fatalf("%d files (%v), want 4", len(entries), err)
+	}
+	for _, e := range entries {
+		info, _ := e.Info()
+		if info.Mode().Perm() != 0o644 {
+			t.Errorf("%s: mode %v, want 0644", e.Name(), info.Mode().Perm())
 		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"netaware/comm"
 	"netaware/comm/tcp"
 	"netaware/discover"
+	"netaware/internal/atomicfile"
 	"netaware/model"
 	"netaware/platform"
 	"netaware/report"
@@ -135,12 +136,12 @@ func writeDiscovery(dir string, o *discover.Outcome, wf *worldFlags, info worldI
 	if err := o.Topology.WriteDOT(&dot); err != nil {
 		return nil, err
 	}
-	if err := topo.WriteFileAtomic(path("topology.dot"), dot.Bytes()); err != nil {
+	if err := atomicfile.WriteFile(path("topology.dot"), dot.Bytes()); err != nil {
 		return nil, err
 	}
 	var slurm bytes.Buffer
 	if err := o.Topology.WriteSlurm(&slurm); err == nil {
-		if err := topo.WriteFileAtomic(path("topology.conf"), slurm.Bytes()); err != nil {
+		if err := atomicfile.WriteFile(path("topology.conf"), slurm.Bytes()); err != nil {
 			return nil, err
 		}
 	}

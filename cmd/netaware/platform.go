@@ -1,12 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"netaware/internal/atomicfile"
 	"netaware/platform"
 	"netaware/topo"
 )
@@ -437,25 +438,14 @@ Example:
 	return cmd
 }
 
-// platformWriteAtomic writes through a temporary file and renames it, so that a
-// failed export never leaves a truncated file behind.
+// platformWriteAtomic writes what write produces to path, all or nothing,
+// so that a failed export never leaves a truncated file behind.
 func platformWriteAtomic(path string, write func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := write(tmp); err != nil {
-		tmp.Close()
+	var buf bytes.Buffer
+	if err := write(&buf); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.WriteFile(path, buf.Bytes())
 }
 
 func platformJSON(w io.Writer, v any) error {

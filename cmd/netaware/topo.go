@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"netaware/internal/atomicfile"
 	"netaware/metrics"
 	"netaware/platform"
 	"netaware/topo"
@@ -104,7 +105,7 @@ Input formats (--from):
 				_, err := cmd.OutOrStdout().Write(buf.Bytes())
 				return err
 			}
-			return topo.WriteFileAtomic(out, buf.Bytes())
+			return atomicfile.WriteFile(out, buf.Bytes())
 		},
 	}
 	f := cmd.Flags()

@@ -48,6 +48,17 @@ See docs/topology-files.md for the formats.`,
 var topoFormats = []string{"json", "dot", "slurm", "mpich-coords", "lgate", "text"}
 var topoInputFormats = []string{"json", "lgate", "slurm", "mpich-coords"}
 
+// topoFormatAliases are other names accepted for a format.
+var topoFormatAliases = map[string]string{"mpich": "mpich-coords", "graphviz": "dot"}
+
+// canonicalFormat is the format name (or alias) in its listed spelling.
+func canonicalFormat(name string) string {
+	if c, ok := topoFormatAliases[strings.ToLower(name)]; ok {
+		return c
+	}
+	return strings.ToLower(name)
+}
+
 func newTopoConvertCmd() *cobra.Command {
 	var to, from, out, hostsFrom string
 	cmd := &cobra.Command{
@@ -63,7 +74,7 @@ Output formats (--to):
   slurm         topology.conf for Slurm's topology/tree plugin; ranks are collapsed
                 to their hosts, so every rank needs a host name
   mpich-coords  the file MPICH reads from MPIR_CVAR_COORDINATES_FILE
-                ("rank: group_id switch_id port")
+                ("rank: group_id switch_id port"); "mpich" for short
   lgate         the nested cluster/group file of the LGate test harness (seed 003)
   text          the tree 'netaware topo show' prints
 
@@ -81,6 +92,7 @@ Input formats (--from):
 			if to == "" {
 				return usagef("topo convert needs --to FORMAT (%s)", strings.Join(topoFormats, ", "))
 			}
+			to, from = canonicalFormat(to), canonicalFormat(from)
 			if !slices.Contains(topoFormats, to) {
 				return usagef("--to %q: want one of %s", to, strings.Join(topoFormats, ", "))
 			}
@@ -109,8 +121,8 @@ Input formats (--from):
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&to, "to", "", "output format: "+strings.Join(topoFormats, ", "))
-	f.StringVar(&from, "from", "json", "input format: "+strings.Join(topoInputFormats, ", "))
+	f.StringVar(&to, "to", "", "output format: "+strings.Join(topoFormats, ", ")+" (mpich is mpich-coords)")
+	f.StringVar(&from, "from", "json", "input format: "+strings.Join(topoInputFormats, ", ")+" (mpich is mpich-coords)")
 	f.StringVarP(&out, "output", "o", "", "write to this file (atomically) instead of standard output")
 	f.StringVar(&hostsFrom, "hosts-from", "", "with --from slurm: topology.json giving each rank's host name")
 	return cmd

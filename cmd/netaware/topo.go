@@ -174,8 +174,45 @@ func writeTopologyAs(w io.Writer, t *topo.Topology, format string) error {
 	return fmt.Errorf("unknown format %q", format)
 }
 
+// topoSummary is 'topo show --json': the summary part of the text (the
+// nested groups and the tree are the file itself, see 'topo convert').
+type topoSummary struct {
+	File         string             `json:"file"`
+	Ranks        int                `json:"ranks"`
+	Hosts        int                `json:"hosts,omitempty"`
+	Levels       []levelSummary     `json:"levels"`
+	Method       *topo.Method       `json:"method,omitempty"`
+	Measurements *topo.Measurements `json:"measurements,omitempty"`
+	TreeSwitches int                `json:"tree_switches,omitempty"`
+	TreeEdges    int                `json:"tree_edges,omitempty"`
+}
+
+func summarizeTopology(file string, t *topo.Topology) topoSummary {
+	s := topoSummary{File: file, Ranks: t.Size, Method: t.Method, Measurements: t.Measurements}
+	hosts := map[string]bool{}
+	for _, r := range t.Ranks {
+		if r.Host != "" {
+			hosts[r.Host] = true
+		}
+	}
+	s.Hosts = len(hosts)
+	for _, l := range t.Levels {
+		s.Levels = append(s.Levels, summarizeLevel(l))
+	}
+	if t.Tree != nil {
+		for _, n := range t.Tree.Nodes {
+			if n.Rank == nil {
+				s.TreeSwitches++
+			}
+		}
+		s.TreeEdges = len(t.Tree.Edges)
+	}
+	return s
+}
+
 func newTopoShowCmd() *cobra.Command {
-	return &cobra.Command{
+	var asJSON bool
+	cmd := &cobra.Command{
 		Use:   "show FILE",
 		Short: "Print a topology.json as a tree with a level summary",
 		Long: `Show prints what a topology.json says, for people: how many ranks, hosts and
@@ -184,16 +221,22 @@ sizes, the groups nested from coarsest to finest with rank ranges and host names
 and the inferred tree (rooted at its center) with each edge's one-way latency and
 bandwidth.`,
 		Example: `  netaware topo show topology.json
-  netaware topo show topology.json | less`,
+  netaware topo show topology.json | less
+  netaware topo show topology.json --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			t, err := topo.ReadFile(args[0])
 			if err != nil {
 				return err
 			}
+			if asJSON {
+				return probeWriteJSON(cmd.OutOrStdout(), summarizeTopology(args[0], t))
+			}
 			return t.WriteText(cmd.OutOrStdout())
 		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the summary (ranks, hosts, levels, method, cost) as JSON")
+	return cmd
 }
 
 // compareReport is the --json output of topo compare.

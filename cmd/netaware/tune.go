@@ -239,7 +239,7 @@ func algorithmList() string {
 func newTuneBcastCmd() *cobra.Command {
 	var f bcastFlags
 	var out string
-	var quiet bool
+	var quiet, asJSON bool
 	cmd := &cobra.Command{
 		Use:   "bcast",
 		Short: "Tune MPI_Bcast: best algorithm per message size, as decision table and MPI rule files",
@@ -281,7 +281,11 @@ Example:
 				return usagef("--out DIR is required")
 			}
 			w := cmd.OutOrStdout()
-			s, err := f.setup(w)
+			info := w // lines around the table; on stderr under --json
+			if asJSON {
+				info = cmd.ErrOrStderr()
+			}
+			s, err := f.setup(info)
 			if err != nil {
 				return err
 			}
@@ -289,14 +293,14 @@ Example:
 			if !quiet {
 				cfg.Progress = progress(cmd.ErrOrStderr(), len(s.algs)*max(len(s.commSizes), 1))
 			}
-			fmt.Fprintf(w, "platform %s: %d ranks; %d algorithm configurations x %d sizes, %d+%d repetitions each\n",
+			fmt.Fprintf(info, "platform %s: %d ranks; %d algorithm configurations x %d sizes, %d+%d repetitions each\n",
 				s.p.Name, s.p.NumRanks(), len(s.algs), len(s.sizes), f.warmup, f.reps)
 			ms, err := tune.Run(cmd.Context(), cfg, s.algs)
 			rep := &tune.Report{Version: tune.ReportVersion, Platform: s.p.Name, Ranks: s.p.NumRanks(), TopologySource: s.topoSource,
 				Reps: f.reps, Warmup: f.warmup, SizesBytes: s.sizes, Measurements: ms}
 			if err != nil {
 				if cmd.Context().Err() != nil && len(ms) > 0 {
-					keepPartialTune(w, out, rep)
+					keepPartialTune(info, out, rep)
 				}
 				return err
 			}
@@ -312,6 +316,10 @@ Example:
 			if err != nil {
 				return err
 			}
+			if asJSON {
+				return probeWriteJSON(w, tuneSummary{Platform: rep.Platform, Ranks: rep.Ranks, TopologySource: rep.TopologySource,
+					Choices: rep.Choices, Files: files})
+			}
 			printChoices(w, rep)
 			for _, f := range files {
 				fmt.Fprintf(w, "wrote %s\n", f)
@@ -322,7 +330,17 @@ Example:
 	f.register(cmd, "1,1KiB,16KiB,64KiB,256KiB,1MiB,4MiB")
 	cmd.Flags().StringVar(&out, "out", "", "directory for the decision table, rule files and bench.json (required)")
 	cmd.Flags().BoolVar(&quiet, "quiet", false, "no progress bar")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the choices and the files written as JSON (bench.json has every measurement)")
 	return cmd
+}
+
+// tuneSummary is 'tune bcast --json': the table of choices and the files.
+type tuneSummary struct {
+	Platform       string        `json:"platform"`
+	Ranks          int           `json:"ranks"`
+	TopologySource string        `json:"topology_source"`
+	Choices        []tune.Choice `json:"choices"`
+	Files          []string      `json:"files"`
 }
 
 // keepPartialTune writes the measurements of an interrupted 'tune bcast'

@@ -68,6 +68,8 @@ type PairResult[R any] struct {
 	A      int `json:"a"`
 	B      int `json:"b"`
 	Result R   `json:"result"`
+	// Warnings name the result's implausible values (Dataset.Check).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Section types of the dataset.

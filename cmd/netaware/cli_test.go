@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"netaware/probe"
 )
 
 // runCLI runs a command line in this process as main does and returns its
@@ -134,5 +136,25 @@ func TestOutputFilesAre0644(t *testing.T) {
 		if info.Mode().Perm() != 0o644 {
 			t.Errorf("%s: mode %v, want 0644", e.Name(), info.Mode().Perm())
 		}
+	}
+}
+
+// TestWarnImplausibleListsAndBounds: implausible values go to stderr, ten
+// at most, then a line saying where all of them are marked.
+func TestWarnImplausibleListsAndBounds(t *testing.T) {
+	ds := &probe.Dataset{World: probe.World{Kind: "local", Size: 13}, PLogP: &probe.PLogPSection{}}
+	for b := 1; b <= 12; b++ {
+		ds.PLogP.Pairs = append(ds.PLogP.Pairs, probe.PairResult[probe.PLogPResult]{A: 0, B: b,
+			Result: probe.PLogPResult{LS: -2.719e-6, G0S: 1e-6, Sizes: []probe.PLogPSize{{RTT: probe.Summary{Mean: 1e-5, Min: 1e-5}, GS: 1e-6}}}})
+	}
+	var buf bytes.Buffer
+	warnImplausible(&buf, ds, "d.json")
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	if len(lines) != 11 || lines[0] != "netaware: warning: implausible measurement: plogp 0->1: L = -2.719e-06 s < 0" ||
+		lines[10] != `netaware: warning: 2 more implausible values; every one is listed under "warnings" in d.json` {
+		t.Errorf("stderr:\n%s", buf.String())
+	}
+	if w := ds.PLogP.Pairs[11].Warnings; len(w) != 1 {
+		t.Errorf("pair 0->12 not marked: %q", w)
 	}
 }

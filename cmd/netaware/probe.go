@@ -315,6 +315,7 @@ func (k *checkpointer) save(ds *probe.Dataset, final bool) error {
 	if !final && (now.Sub(k.last) < k.interval || now.Sub(k.last) < 2*k.cost) {
 		return nil
 	}
+	ds.Check() // the file carries its implausible values' warnings
 	if err := ds.Save(k.path); err != nil {
 		return err
 	}
@@ -490,7 +491,26 @@ func runPairCampaign(cmd *cobra.Command, cf *campaignFlags, cp *probe.Campaign, 
 	if ds == nil {
 		return nil // not rank 0 of a TCP world
 	}
+	warnImplausible(stderr, ds, cf.out)
 	return printCampaign(stdout, cf, cp.Kind, ds, info, time.Since(wallStart))
+}
+
+// maxWarnings bounds the implausible values listed on stderr; the dataset
+// marks all of them.
+const maxWarnings = 10
+
+// warnImplausible marks the dataset's implausible values (see
+// probe.Dataset.Check; --json output and the file carry them as
+// "warnings") and lists them on stderr.
+func warnImplausible(w io.Writer, ds *probe.Dataset, file string) {
+	lines := ds.Check()
+	for i, l := range lines {
+		if i == maxWarnings {
+			fmt.Fprintf(w, "netaware: warning: %d more implausible values; every one is listed under \"warnings\" in %s\n", len(lines)-maxWarnings, file)
+			break
+		}
+		fmt.Fprintf(w, "netaware: warning: implausible measurement: %s\n", l)
+	}
 }
 
 func printCampaign(w io.Writer, cf *campaignFlags, kind string, ds *probe.Dataset, info worldInfo, wall time.Duration) error {

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// exampleWith returns the PLATFORM.md example with one line replaced, and
+// exampleWith returns the docs/platform-format.md example with one line replaced, and
 // that line's number.
 func exampleWith(t *testing.T, old, repl string) (string, int) {
 	t.Helper()

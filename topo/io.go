@@ -13,7 +13,7 @@ import (
 )
 
 // Read decodes one topology.json document and validates it. Fields this
-// version does not know are ignored, because TOPOLOGY.md lets newer writers
+// version does not know are ignored, because docs/topology-format.md lets newer writers
 // add fields; anything after the document other than white space is an error.
 func Read(r io.Reader) (*Topology, error) {
 	data, err := io.ReadAll(r)

@@ -126,7 +126,7 @@ built-in simulated platform ` + defaultPlatform + ` and says so.`,
 			return probeWriteJSON(stdout, summarizeDiscovery(result, info, wall, out, written))
 		}
 		printSummary(stdout, result, info, wall)
-		fmt.Fprintf(stdout, "\nwrote %s\n", strings.Join(written, ", "))
+		fmt.Fprintf(stdout, "\nwrote into %s: %s\n", out, strings.Join(written, ", "))
 		return nil
 	}
 	return cmd

@@ -36,7 +36,7 @@ procedure add with Eq. (1) branching points), so only O(N d) of the N(N-1)/2
 pairs are measured. Every rank is a leaf; inner nodes are inferred switches;
 edge lengths are one-way latencies.
 
-Rank 0 writes a topology.json (TOPOLOGY.md) holding the tree and levels cut
+Rank 0 writes a topology.json (docs/topology-format.md) holding the tree and levels cut
 from it: tree distances, average-linkage dendrogram, cut where the merge
 height jumps (the same rule as 'netaware discover --blind').
 

@@ -491,7 +491,7 @@ func newPlatformTruthCmd() *cobra.Command {
 		Long: `Truth prints the levels discovery is judged against, finest first: socket,
 host, switch, the cuts of the routed switch tree, the file's truth: levels, and
 all (docs/platforms.md gives the exact rule). With --json it prints a
-topology.json document (TOPOLOGY.md) with the ranks' host/socket/core and the
+topology.json document (docs/topology-format.md) with the ranks' host/socket/core and the
 levels, which 'netaware topo compare --truth' also accepts.
 
 Examples:
@@ -561,7 +561,11 @@ Example:
 			if out == "" || out == "-" {
 				return p.WriteSimGrid(cmd.OutOrStdout())
 			}
-			return platformWriteAtomic(out, p.WriteSimGrid)
+			if err := platformWriteAtomic(out, p.WriteSimGrid); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", out)
+			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&simgrid, "simgrid", false, "write a SimGrid platform XML file")

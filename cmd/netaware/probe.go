@@ -792,7 +792,11 @@ Example:
 		for _, id := range ids {
 			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t\n", id.Rank, id.Host, optInt(id.Socket), optInt(id.Core), id.PID)
 		}
-		return tw.Flush()
+		if err := tw.Flush(); err != nil || out == "" {
+			return err
+		}
+		_, err = fmt.Fprintf(cmd.OutOrStdout(), "wrote the identities into %s\n", out)
+		return err
 	}
 	return cmd
 }

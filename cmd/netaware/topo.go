@@ -26,7 +26,7 @@ func newTopoCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "topo",
 		Short: "Convert, show and score topology files",
-		Long: `Work with topology.json files (the format of TOPOLOGY.md) that discovery writes.
+		Long: `Work with topology.json files (the format of docs/topology-format.md) that discovery writes.
 
   convert  write a topology as Graphviz DOT, a Slurm topology.conf, an MPICH
            coordinates file, an LGate group file, a text tree or JSON; read
@@ -68,7 +68,7 @@ func newTopoConvertCmd() *cobra.Command {
 it in another format, to standard output or atomically to -o OUT.
 
 Output formats (--to):
-  json          topology.json (TOPOLOGY.md), validated and laid out one item a line
+  json          topology.json (docs/topology-format.md), validated and laid out one item a line
   dot           Graphviz: the inferred tree when there is one, else the levels as
                 nested clusters (render with 'dot -Tsvg')
   slurm         topology.conf for Slurm's topology/tree plugin; ranks are collapsed
@@ -117,7 +117,11 @@ Input formats (--from):
 				_, err := cmd.OutOrStdout().Write(buf.Bytes())
 				return err
 			}
-			return atomicfile.WriteFile(out, buf.Bytes())
+			if err := atomicfile.WriteFile(out, buf.Bytes()); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", out)
+			return nil
 		},
 	}
 	f := cmd.Flags()

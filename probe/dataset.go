@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"sync"
 
 	"netaware/comm"
+	"netaware/internal/atomicfile"
 )
 
 // DatasetVersion is the dataset.json format version this package writes.
@@ -68,6 +68,8 @@ type PairResult[R any] struct {
 	A      int `json:"a"`
 	B      int `json:"b"`
 	Result R   `json:"result"`
+	// Warnings name the result's implausible values (Dataset.Check).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Section types of the dataset.
@@ -226,38 +228,15 @@ func isShared(ph *Phase) bool {
 	return planCache.shared[ph]
 }
 
-// Save writes d to path atomically: a temporary file in the same directory,
-// synced, then renamed over path, so a reader (or a crash) never sees a
-// half-written dataset.
+// Save writes d to path atomically (atomicfile), so a reader (or a crash,
+// or an interrupt between checkpoints) never sees a half-written dataset.
 func (d *Dataset) Save(path string) error {
 	d.Version = DatasetVersion
 	b, err := json.MarshalIndent(d, "", " ")
 	if err != nil {
 		return fmt.Errorf("dataset %s: %w", path, err)
 	}
-	b = append(b, '\n')
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("dataset %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // no-op after a successful rename
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return fmt.Errorf("dataset %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("dataset %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("dataset %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("dataset %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.WriteFile(path, append(b, '\n'))
 }
 
 // Load reads and checks a dataset file.

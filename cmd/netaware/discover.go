@@ -20,6 +20,7 @@ import (
 	"netaware/discover"
 	"netaware/internal/atomicfile"
 	"netaware/model"
+	"netaware/order"
 	"netaware/platform"
 	"netaware/report"
 	"netaware/topo"
@@ -47,6 +48,8 @@ infer the topology together, and rank 0 writes into --out:
   topology.json  levels (socket, host, switch, site, ...) and the latency tree
   topology.dot   the tree for Graphviz
   topology.conf  a Slurm topology.conf (when ranks reported host names)
+  order.hostfile the ranks' hosts in depth-first order of the tree, one a
+                 rank, for srun, mpirun --hostfile, mpiexec -f ('netaware order')
   model.json     Hockney/PLogP parameters per group pair (standard, thorough)
   report.html    a self-contained report, plus its plots as PNG/SVG
 
@@ -152,6 +155,12 @@ func writeDiscovery(dir string, o *discover.Outcome, wf *worldFlags, info worldI
 	var slurm bytes.Buffer
 	if err := o.Topology.WriteSlurm(&slurm); err == nil {
 		if err := atomicfile.WriteFile(path("topology.conf"), slurm.Bytes()); err != nil {
+			return nil, err
+		}
+	}
+	var hostfile bytes.Buffer
+	if p, err := order.DepthFirst(o.Topology); err == nil && p.Write(&hostfile, "slurm-hostfile") == nil {
+		if err := topo.WriteFileAtomic(path(order.FileName("slurm-hostfile")), hostfile.Bytes()); err != nil {
 			return nil, err
 		}
 	}

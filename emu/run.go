@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"syscall"
 	"time"
 
@@ -96,7 +95,12 @@ func (c *Cluster) Run(ctx context.Context, argv []string, o RunOptions) error {
 	}()
 	outs := make([][2]io.Writer, n)
 	var live []launch.LineWriter
-	var liveMu [2]sync.Mutex
+	var liveOut [2]*launch.Output
+	for k, w := range []io.Writer{o.Stdout, o.Stderr} {
+		if o.Live && w != nil {
+			liveOut[k] = launch.NewOutput(w, launch.PrefixAlways)
+		}
+	}
 	for r := range n {
 		for k, ext := range []string{".out", ".err"} {
 			f, err := os.Create(filepath.Join(dir, strconv.Itoa(r)+ext))
@@ -105,8 +109,8 @@ func (c *Cluster) Run(ctx context.Context, argv []string, o RunOptions) error {
 			}
 			files = append(files, f)
 			outs[r][k] = f
-			if w := []io.Writer{o.Stdout, o.Stderr}[k]; o.Live && w != nil {
-				lw := launch.NewPrefixWriter(w, &liveMu[k], "["+strconv.Itoa(r)+"] ")
+			if liveOut[k] != nil {
+				lw := liveOut[k].Rank(r)
 				live = append(live, lw)
 				outs[r][k] = io.MultiWriter(f, lw)
 			}

@@ -455,12 +455,19 @@ type LineWriter interface {
 	Flush()
 }
 
-// NewPrefixWriter returns a writer that forwards whole lines to w, each
-// prefixed with prefix (as Run prints ranks' output); writers sharing mu
-// never interleave within a line.
-func NewPrefixWriter(w io.Writer, mu *sync.Mutex, prefix string) LineWriter {
-	return &prefixWriter{mu: mu, w: w, prefix: prefix}
+// Output is one stream (stdout or stderr) shared by the ranks of a run,
+// prefixed as Run prints ranks' output.
+type Output struct{ s *stream }
+
+// NewOutput returns a shared output writing to w, lines prefixed with
+// "[rank] " as mode says.
+func NewOutput(w io.Writer, mode PrefixMode) *Output {
+	return &Output{s: &stream{w: w, mode: mode, first: -1}}
 }
+
+// Rank returns rank's writer: it forwards whole lines, so that lines of
+// different ranks never interleave mid-line.
+func (o *Output) Rank(rank int) LineWriter { return &prefixWriter{s: o.s, rank: rank} }
 
 // maxLine bounds a line held back waiting for its newline.
 const maxLine = 64 << 10

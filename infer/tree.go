@@ -21,14 +21,12 @@ import (
 type Tree struct {
 	nodes  []node
 	byRank map[int]int // rank -> node id
-	stamp  int         // visit mark for ancestor walks
 }
 
 type node struct {
 	rank   int     // -1 for a switch
 	parent int     // -1 for the root
 	up     float64 // length of the edge to the parent (one-way seconds)
-	mark   int
 }
 
 // NewTree returns a tree holding only the given rank.
@@ -57,24 +55,14 @@ func (t *Tree) Has(rank int) bool { _, ok := t.byRank[rank]; return ok }
 func (t *Tree) Len() int { return len(t.nodes) }
 
 // path returns the nodes from a to b (inclusive) and the length of each
-// step: steps[i] is the length between path[i] and path[i+1].
+// step: steps[i] is the length between path[i] and path[i+1]. It only
+// reads the tree, so ranks of one process may share a tree.
 func (t *Tree) path(a, b int) (path []int, steps []float64) {
-	t.stamp++
-	for x := a; x >= 0; x = t.nodes[x].parent {
-		t.nodes[x].mark = t.stamp
-	}
-	// Walk up from b until meeting a's ancestor line: that is the LCA.
 	var fromB []int
-	lca := b
-	for t.nodes[lca].mark != t.stamp {
-		fromB = append(fromB, lca)
-		lca = t.nodes[lca].parent
-	}
-	for x := a; x != lca; x = t.nodes[x].parent {
+	t.climb(a, b, func(x int) {
 		path = append(path, x)
 		steps = append(steps, t.nodes[x].up)
-	}
-	path = append(path, lca)
+	}, func(y int) { fromB = append(fromB, y) }, func(lca int) { path = append(path, lca) })
 	for i := len(fromB) - 1; i >= 0; i-- {
 		steps = append(steps, t.nodes[fromB[i]].up)
 		path = append(path, fromB[i])
@@ -82,16 +70,65 @@ func (t *Tree) path(a, b int) (path []int, steps []float64) {
 	return path, steps
 }
 
+// climb walks from a and b up to their lowest common ancestor, calling
+// fromA for every node on a's side (from a up, the LCA excluded), fromB
+// likewise for b's side, then atLCA.
+func (t *Tree) climb(a, b int, fromA, fromB, atLCA func(int)) {
+	da, db := t.depth(a), t.depth(b)
+	for ; da > db; da-- {
+		fromA(a)
+		a = t.nodes[a].parent
+	}
+	for ; db > da; db-- {
+		fromB(b)
+		b = t.nodes[b].parent
+	}
+	for a != b {
+		fromA(a)
+		a = t.nodes[a].parent
+		fromB(b)
+		b = t.nodes[b].parent
+	}
+	atLCA(a)
+}
+
+// depth is the number of edges from x up to the root.
+func (t *Tree) depth(x int) int {
+	d := 0
+	for x = t.nodes[x].parent; x >= 0; x = t.nodes[x].parent {
+		d++
+	}
+	return d
+}
+
 // Distance is the one-way path length between two ranks in the tree.
 func (t *Tree) Distance(a, b int) float64 {
 	return t.nodeDistance(t.byRank[a], t.byRank[b])
 }
 
+// nodeDistance sums the path's edges in path order (a's side up, then b's
+// side down), as path does, without allocating for trees of usual depth.
 func (t *Tree) nodeDistance(a, b int) float64 {
-	_, steps := t.path(a, b)
+	var stack [64]float64
+	down := stack[:0]
 	s := 0.0
-	for _, v := range steps {
-		s += v
+	da, db := t.depth(a), t.depth(b)
+	for ; da > db; da-- {
+		s += t.nodes[a].up
+		a = t.nodes[a].parent
+	}
+	for ; db > da; db-- {
+		down = append(down, t.nodes[b].up)
+		b = t.nodes[b].parent
+	}
+	for a != b {
+		s += t.nodes[a].up
+		a = t.nodes[a].parent
+		down = append(down, t.nodes[b].up)
+		b = t.nodes[b].parent
+	}
+	for i := len(down) - 1; i >= 0; i-- {
+		s += down[i]
 	}
 	return s
 }

@@ -157,3 +157,38 @@ func TestFinishLevelsDropsNoiseLevels(t *testing.T) {
 		t.Fatalf("levels %v, want %s", names, want)
 	}
 }
+
+// TestDiscoverAnyEagerLimit: the whole standard discovery (identities, the
+// tree, the bandwidth map, the PLogP campaign, the broadcasts) completes
+// whatever the eager limit (everything by rendezvous, 1 byte, 512 bytes)
+// and still finds fram-4nodes' sockets and hosts blind (noise off, so
+// that the answer does not hang on the seed).
+func TestDiscoverAnyEagerLimit(t *testing.T) {
+	p, err := platform.Load("testdata/fram-4nodes.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, eager := range []int{-1, 1, 512} {
+		var out *Outcome
+		opt := DefaultOptions()
+		opt.Blind = true
+		_, err := sim.Run(context.Background(), p, sim.Options{EagerLimit: eager, NoNoise: true}, func(ctx context.Context, c comm.Comm) error {
+			o, err := Run(ctx, c, opt)
+			if c.Rank() == 0 {
+				out = o
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatalf("eager limit %d: %v", eager, err)
+		}
+		for _, name := range []string{"socket", "host"} {
+			if v := bestNMI(out.Topology.Levels, truthLevel(t, p, name), p.NumRanks()); v < 1-1e-12 {
+				t.Errorf("eager limit %d: truth level %s found with NMI %.4f, want 1", eager, name, v)
+			}
+		}
+		if out.Dataset.PLogP == nil || len(out.Dataset.PLogP.Pairs) == 0 {
+			t.Errorf("eager limit %d: no PLogP measured", eager)
+		}
+	}
+}

@@ -561,7 +561,10 @@ func renameRank(id string, reps []int) string {
 // plogpSchedule chooses whom PLogP measures: at thorough, every pair
 // (hierarchically along the levels, so independent groups run in
 // parallel); at standard, one pair inside each group of the finest level
-// and one between every two groups (seed 004 Sect. 5.2).
+// and, between groups, one pair per two sibling groups of each coarser
+// level (seed 004 Sect. 5.2 bounded by the hierarchy: the C(C+1)/2 pairs
+// of C sockets were 10 minutes of a 2,048-rank discovery; the model
+// gives every socket pair the measurement of the pair standing for it).
 func plogpSchedule(n int, levels []topo.Level, l Level) probe.ScheduleSpec {
 	all := make([]int, n)
 	for i := range all {
@@ -573,14 +576,23 @@ func plogpSchedule(n int, levels []topo.Level, l Level) probe.ScheduleSpec {
 	// The finest level whose groups are not all single ranks: the logical
 	// subnets of seed 004 (a host level of one rank per host is a fact,
 	// not a group to measure within).
-	finest := levels[len(levels)-1].Groups
-	for _, l := range levels {
+	fi := len(levels) - 1
+	for i, l := range levels {
 		if len(l.Groups) < n {
-			finest = l.Groups
+			fi = i
 			break
 		}
 	}
-	return probe.ScheduleSpec{Mode: "representative", Ranks: all, Groups: finest, Parallel: true}
+	spec := probe.ScheduleSpec{Mode: "representative", Ranks: all, Groups: levels[fi].Groups, Parallel: true}
+	for _, l := range levels[fi+1:] {
+		spec.Levels = append(spec.Levels, l.Groups)
+	}
+	if _, err := spec.Plan(); err != nil {
+		// Levels that do not nest cannot bound the pairs: every group
+		// pair is measured.
+		spec.Levels = nil
+	}
+	return spec
 }
 
 // shareLevels broadcasts rank 0's levels to every rank.

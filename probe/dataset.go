@@ -168,6 +168,10 @@ type ScheduleSpec struct {
 	Seed     uint64   `json:"seed,omitempty"`
 	// Groups are the groups of the representative mode.
 	Groups [][]int `json:"groups,omitempty"`
+	// Levels are coarser partitions nested above Groups, finest first,
+	// that bound the representative mode to one pair per two sibling
+	// groups of a level (RepresentativePlanLevels).
+	Levels [][][]int `json:"levels,omitempty"`
 	// Parallel runs representative measurements of disjoint pairs together.
 	Parallel bool `json:"parallel,omitempty"`
 }
@@ -194,7 +198,7 @@ func (s ScheduleSpec) Plan() (Plan, error) {
 		}
 		return HierarchicalPlan(tree, join), nil
 	case "representative":
-		return RepresentativePlan(s.Groups, s.Parallel)
+		return RepresentativePlanLevels(s.Groups, s.Levels, s.Parallel)
 	}
 	return Plan{}, fmt.Errorf("schedule mode %q: want serial, hierarchical, fast or representative", s.Mode)
 }

@@ -8,9 +8,11 @@ package discover
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -19,6 +21,7 @@ import (
 	"netaware/comm"
 	"netaware/infer"
 	"netaware/infer/live"
+	"netaware/intern"
 	"netaware/probe"
 	"netaware/topo"
 )
@@ -141,32 +144,50 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 	}
 
 	progress("identities")
-	ids, err := comm.GatherIdentities(ctx, c)
+	// Rank 0 keeps the identities; the other ranks need only to know who
+	// represents a host, so that no rank but rank 0 holds O(N) of them.
+	ids, err := comm.GatherIdentitiesRoot(ctx, c)
 	if err != nil {
 		return nil, fmt.Errorf("discover: identities: %w", err)
 	}
 	phase("identities", 0)
 
-	hosts := hostGroups(ids, opt.Blind)
-	reps := make([]int, len(hosts))
-	for i, h := range hosts {
-		reps[i] = h[0]
+	var hosts [][]int
+	var reps []int // nil when blind: every rank represents itself
+	if me == 0 {
+		hosts = hostGroups(ids, opt.Blind)
 	}
-	progress(fmt.Sprintf("rtt tree inference over %d ranks", len(reps)))
+	if !opt.Blind {
+		if me == 0 {
+			for _, h := range hosts {
+				reps = append(reps, h[0])
+			}
+		}
+		if reps, err = shareInts(ctx, c, reps); err != nil {
+			return nil, fmt.Errorf("discover: host representatives: %w", err)
+		}
+	}
+	inferred := c.Size()
+	if reps != nil {
+		inferred = len(reps)
+	}
+	progress(fmt.Sprintf("rtt tree inference over %d ranks", inferred))
 	var (
 		tree live.Result
 		bmap *infer.BandwidthMap
 	)
-	if pos := indexOf(reps, me); pos >= 0 {
-		sub, err := c.Sub(reps)
-		if err != nil {
-			return nil, err
+	if reps == nil || slices.Contains(reps, me) {
+		sub := c
+		if reps != nil {
+			if sub, err = c.Sub(reps); err != nil {
+				return nil, err
+			}
 		}
 		if tree, err = live.Infer(ctx, sub, opt.RTT); err != nil {
 			return nil, fmt.Errorf("discover: rtt tree: %w", err)
 		}
 		phase("rtt-tree", tree.Pairs)
-		if opt.Level != Fast && len(reps) > 1 {
+		if opt.Level != Fast && inferred > 1 {
 			progress("bandwidth map over the tree")
 			if bmap, err = live.BandwidthMap(ctx, sub, tree.Tree, live.DefaultBandwidthParams()); err != nil {
 				return nil, fmt.Errorf("discover: bandwidth map: %w", err)
@@ -178,19 +199,33 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 		return nil, err
 	}
 
-	// Rank 0 derives the levels; every rank needs them for the PLogP plan.
+	// Rank 0 derives the levels and, unless fast, the PLogP schedule every
+	// rank needs.
 	var levels []topo.Level
+	var spec *probe.ScheduleSpec
+	plogp := opt.Level != Fast && c.Size() > 1
 	if me == 0 {
+		if reps == nil {
+			reps = make([]int, c.Size())
+			for i := range reps {
+				reps[i] = i
+			}
+		}
 		out.Identities = ids
 		out.Clustered = reps
 		levels, err = out.levelsFromTree(c.Size(), ids, hosts, reps, tree, opt)
 		if err != nil {
 			return nil, err
 		}
+		if plogp {
+			s := plogpSchedule(c.Size(), levels, opt.Level)
+			spec = &s
+		}
 	}
-	levels, err = shareLevels(ctx, c, levels)
-	if err != nil {
-		return nil, err
+	if plogp {
+		if spec, err = shareSpec(ctx, c, spec); err != nil {
+			return nil, fmt.Errorf("discover: plogp schedule: %w", err)
+		}
 	}
 
 	ds := &probe.Dataset{World: probe.World{Size: c.Size()}}
@@ -198,14 +233,13 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 		ds.Ranks = ids
 		ds.RTT = rttSection(reps, tree)
 	}
-	if opt.Level != Fast && c.Size() > 1 {
-		spec := plogpSchedule(c.Size(), levels, opt.Level)
+	if plogp {
 		progress(fmt.Sprintf("plogp (%s schedule)", spec.Mode))
 		params := opt.PLogP
 		if opt.Level == Thorough {
 			params = probe.PLogPParams{MaxBytes: params.MaxBytes}
 		}
-		cp := &probe.Campaign{Kind: "plogp", Schedule: spec, PLogP: params}
+		cp := &probe.Campaign{Kind: "plogp", Schedule: *spec, PLogP: params}
 		var dsArg *probe.Dataset
 		if me == 0 {
 			dsArg = ds
@@ -443,15 +477,6 @@ func singletons(l topo.Level) int {
 	return k
 }
 
-func indexOf(s []int, v int) int {
-	for i, x := range s {
-		if x == v {
-			return i
-		}
-	}
-	return -1
-}
-
 func topoRanks(ids []comm.Identity, blind bool) []topo.Rank {
 	out := make([]topo.Rank, len(ids))
 	for i, id := range ids {
@@ -595,21 +620,17 @@ func plogpSchedule(n int, levels []topo.Level, l Level) probe.ScheduleSpec {
 	return spec
 }
 
-// shareLevels broadcasts rank 0's levels to every rank.
-func shareLevels(ctx context.Context, c comm.Comm, levels []topo.Level) ([]topo.Level, error) {
-	t := &topo.Topology{Version: topo.Version, Size: c.Size(), Levels: levels}
-	b, err := bcastJSON(ctx, c, t)
-	if err != nil {
-		return nil, err
-	}
-	return b.Levels, nil
-}
+// specs holds the PLogP schedule once per process: every rank needs it,
+// and it lists every rank in its groups and levels (O(N) each).
+var specs intern.Table[probe.ScheduleSpec]
 
-func bcastJSON(ctx context.Context, c comm.Comm, t *topo.Topology) (*topo.Topology, error) {
+// shareSpec broadcasts rank 0's schedule to every rank; ranks of one
+// process share one read-only copy.
+func shareSpec(ctx context.Context, c comm.Comm, spec *probe.ScheduleSpec) (*probe.ScheduleSpec, error) {
 	var b []byte
 	if c.Rank() == 0 {
 		var err error
-		if b, err = json.Marshal(t); err != nil {
+		if b, err = json.Marshal(spec); err != nil {
 			return nil, err
 		}
 	}
@@ -617,9 +638,35 @@ func bcastJSON(ctx context.Context, c comm.Comm, t *topo.Topology) (*topo.Topolo
 	if err != nil {
 		return nil, err
 	}
-	var out topo.Topology
-	if err := json.Unmarshal(b, &out); err != nil {
+	return specs.Get(b, func(b []byte) (*probe.ScheduleSpec, error) {
+		var s probe.ScheduleSpec
+		if err := json.Unmarshal(b, &s); err != nil {
+			return nil, err
+		}
+		return &s, nil
+	})
+}
+
+// shareInts broadcasts rank 0's list of ranks (uint32 each) to every rank.
+func shareInts(ctx context.Context, c comm.Comm, v []int) ([]int, error) {
+	var b []byte
+	if c.Rank() == 0 {
+		for _, x := range v {
+			b = binary.LittleEndian.AppendUint32(b, uint32(x))
+		}
+	}
+	b, err := comm.BcastBytes(ctx, c, b)
+	if err != nil {
 		return nil, err
 	}
-	return &out, nil
+	if len(b)%4 != 0 {
+		return nil, fmt.Errorf("list of %d bytes from rank 0", len(b))
+	}
+	out := make([]int, len(b)/4)
+	for i := range out {
+		if out[i] = int(binary.LittleEndian.Uint32(b[4*i:])); out[i] >= c.Size() {
+			return nil, fmt.Errorf("rank %d in rank 0's list, world of %d", out[i], c.Size())
+		}
+	}
+	return out, nil
 }

@@ -150,6 +150,14 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 	if err != nil {
 		return nil, fmt.Errorf("discover: identities: %w", err)
 	}
+	// The ranks start the inference together, once the identities'
+	// traffic is gone, as they did when every rank received the table:
+	// the contention the first measurements see decides between trees
+	// that the noise-free 1,024-rank cluster has told apart (a start
+	// staggered by the identities' arrival gave it 12 spurious levels).
+	if err := comm.Barrier(ctx, c); err != nil {
+		return nil, err
+	}
 	phase("identities", 0)
 
 	var hosts [][]int
@@ -437,16 +445,26 @@ func finishLevels(n int, levels []topo.Level, m *cluster.Matrix, reps []int, hos
 // level above hosts below that (not when blind: there the first level may
 // as well be sockets), and "level-k" for the others.
 func nameByLatency(l topo.Level, m *cluster.Matrix, reps []int, hosts [][]int, k int, siteSeen, blind bool) string {
-	hostOf := map[int]int{}
+	// Slices, not maps: the loop below visits every pair of hosts, once
+	// per level (a map lookup per pair was seconds at 4,096 ranks).
+	size := 0
+	for _, h := range hosts {
+		for _, r := range h {
+			size = max(size, r+1)
+		}
+	}
+	hostOf := make([]int, size)
 	for i, h := range hosts {
 		for _, r := range h {
 			hostOf[r] = i
 		}
 	}
-	groupOf := map[int]int{}
+	groupOf := make([]int, max(len(hosts), len(reps)))
 	for gi, g := range l.Groups {
 		for _, r := range g {
-			groupOf[hostOf[r]] = gi
+			if r >= 0 && r < size { // every rank of a level is in a host
+				groupOf[hostOf[r]] = gi
+			}
 		}
 	}
 	between := math.Inf(1)

@@ -21,6 +21,10 @@ import (
 type Tree struct {
 	nodes  []node
 	byRank map[int]int // rank -> node id
+	// depths[k] is node k's number of edges up to the root, kept with
+	// every change, so that a path is walked without first climbing to
+	// the root from both ends.
+	depths []int32
 }
 
 type node struct {
@@ -31,7 +35,7 @@ type node struct {
 
 // NewTree returns a tree holding only the given rank.
 func NewTree(rank int) *Tree {
-	t := &Tree{byRank: map[int]int{}}
+	t := &Tree{byRank: map[int]int{}, depths: []int32{0}}
 	t.nodes = append(t.nodes, node{rank: rank, parent: -1})
 	t.byRank[rank] = 0
 	return t
@@ -93,12 +97,19 @@ func (t *Tree) climb(a, b int, fromA, fromB, atLCA func(int)) {
 }
 
 // depth is the number of edges from x up to the root.
-func (t *Tree) depth(x int) int {
-	d := 0
-	for x = t.nodes[x].parent; x >= 0; x = t.nodes[x].parent {
-		d++
+func (t *Tree) depth(x int) int { return int(t.depths[x]) }
+
+// computeDepths fills depths top-down, and tells whether every node
+// reaches the root (a decoded tree may hold a cycle).
+func (t *Tree) computeDepths() bool {
+	order := t.topDown()
+	t.depths = make([]int32, len(t.nodes))
+	for _, k := range order {
+		if p := t.nodes[k].parent; p >= 0 {
+			t.depths[k] = t.depths[p] + 1
+		}
 	}
-	return d
+	return len(order) == len(t.nodes)
 }
 
 // Distance is the one-way path length between two ranks in the tree.
@@ -181,6 +192,7 @@ func (t *Tree) splitEdge(u, v int, d float64) int {
 	t.nodes = append(t.nodes, node{rank: -1, parent: parent, up: total - fromChild})
 	t.nodes[child].parent = s
 	t.nodes[child].up = fromChild
+	t.computeDepths() // the child's subtree moved one edge down
 	return s
 }
 
@@ -188,6 +200,7 @@ func (t *Tree) splitEdge(u, v int, d float64) int {
 func (t *Tree) attach(at, rank int, length float64) {
 	id := len(t.nodes)
 	t.nodes = append(t.nodes, node{rank: rank, parent: at, up: math.Max(length, 0)})
+	t.depths = append(t.depths, t.depths[at]+1)
 	t.byRank[rank] = id
 }
 
@@ -267,14 +280,8 @@ func UnmarshalTree(b []byte) (*Tree, error) {
 		t.nodes = append(t.nodes, node{rank: rank, parent: p, up: up})
 	}
 	// Every node must reach the root: no cycles.
-	for i := range t.nodes {
-		x, steps := i, 0
-		for x > 0 && steps <= n {
-			x, steps = t.nodes[x].parent, steps+1
-		}
-		if x != 0 {
-			return nil, fmt.Errorf("infer: tree node %d does not reach the root", i)
-		}
+	if !t.computeDepths() {
+		return nil, fmt.Errorf("infer: tree of %d nodes: some do not reach the root", n)
 	}
 	return t, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"sync"
 )
 
 // Barrier blocks until every rank of c has entered it (dissemination
@@ -168,3 +169,25 @@ func broadcast(ctx context.Context, c Comm, b []byte, tag int) ([]byte, error) {
 }
 
 func lowBit(x int) int { return x & -x }
+
+// zeros backs Zeros.
+var zeros struct {
+	sync.Mutex
+	b []byte
+}
+
+// Zeros returns n zero bytes to send where only the size of a message
+// matters (probes, bulk transfers). Every caller of the process shares
+// them: they must never be written to. Hundreds of pairs measuring at
+// once in the simulator would otherwise hold a buffer of up to 1 MiB each.
+func Zeros(n int) []byte {
+	if n <= 0 {
+		return nil
+	}
+	zeros.Lock()
+	defer zeros.Unlock()
+	if len(zeros.b) < n {
+		zeros.b = make([]byte, n)
+	}
+	return zeros.b[:n:n]
+}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync"
 	"time"
 
 	"netaware/comm"
@@ -179,7 +178,7 @@ func (b *bwProber) measure(peer int) (float64, error) {
 		}
 		rtt0 = min(rtt0, b.c.Now()-t0)
 	}
-	buf := bulk(b.p.Bytes)
+	buf := comm.Zeros(b.p.Bytes) // never read: shared by the ranks of a process
 	rates := make([]float64, b.p.Reps)
 	for i := range rates {
 		t0 := b.c.Now()
@@ -220,23 +219,4 @@ func (b *bwProber) serve(peer int) error {
 		}
 	}
 	return nil
-}
-
-// bulkData is what initiators send: the bytes are never read, so every
-// rank of a process sends from one zeroed buffer (hundreds of pairs
-// measure at once in a round; a buffer each was a GiB at 1,024 ranks).
-// Receivers need one each: a receive writes.
-var bulkData struct {
-	sync.Mutex
-	b []byte
-}
-
-// bulk returns a read-only zeroed buffer of n bytes.
-func bulk(n int) []byte {
-	bulkData.Lock()
-	defer bulkData.Unlock()
-	if len(bulkData.b) < n {
-		bulkData.b = make([]byte, n)
-	}
-	return bulkData.b[:n:n]
 }

@@ -3,6 +3,7 @@ package infer
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -221,5 +222,54 @@ func TestBandwidthMapTwoHosts(t *testing.T) {
 	}
 	if got := m.Bandwidth(0, 1); got != 7 || m.Measurements != 1 {
 		t.Fatalf("query %g after %d measurements, want 7 after 1", got, m.Measurements)
+	}
+}
+
+// The heights from one pass down and one up equal a search from every
+// node, on random trees whose parents are numbered before or after their
+// children (switches are inserted after the nodes below them).
+func TestEccentricitiesMatchSearch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	for trial := 0; trial < 200; trial++ {
+		n := 1 + rng.IntN(40)
+		perm := append([]int{0}, rng.Perm(n-1)...) // node 0 stays the root
+		for i := 1; i < n; i++ {
+			perm[i]++
+		}
+		tr := &Tree{byRank: map[int]int{}}
+		tr.nodes = make([]node, n)
+		tr.nodes[0] = node{rank: 0, parent: -1}
+		for i := 1; i < n; i++ {
+			tr.nodes[perm[i]] = node{rank: -1, parent: perm[rng.IntN(i)]}
+		}
+		adj := make([][]int, n)
+		for k, x := range tr.nodes {
+			if x.parent >= 0 {
+				adj[k] = append(adj[k], x.parent)
+				adj[x.parent] = append(adj[x.parent], k)
+			}
+		}
+		ecc := tr.eccentricities()
+		for r := 0; r < n; r++ {
+			depth := make([]int, n)
+			for k := range depth {
+				depth[k] = -1
+			}
+			depth[r] = 0
+			h := 0
+			for q := []int{r}; len(q) > 0; q = q[1:] {
+				u := q[0]
+				h = max(h, depth[u])
+				for _, v := range adj[u] {
+					if depth[v] < 0 {
+						depth[v] = depth[u] + 1
+						q = append(q, v)
+					}
+				}
+			}
+			if ecc[r] != h {
+				t.Fatalf("trial %d: node %d height %d, search says %d", trial, r, ecc[r], h)
+			}
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"netaware/internal/atomicfile"
 	"netaware/topo"
 )
 
@@ -169,5 +170,5 @@ func (d *Decision) WriteFile(path string) error {
 	if err != nil {
 		return err
 	}
-	return topo.WriteFileAtomic(path, b)
+	return atomicfile.WriteFile(path, b)
 }

@@ -2,7 +2,8 @@
 // command on this machine, or on the hosts of a hostfile through a remote
 // shell (ssh by default). It gives every rank its environment (rank, world
 // size, coordinator address, shared token), forwards their output line by
-// line with a rank prefix, and watches them: when a rank fails, the others
+// line (with a rank prefix once two ranks print, see PrefixAuto), and
+// watches them: when a rank fails, the others
 // are stopped (SIGTERM, then SIGKILL after a grace period) and the failure
 // is reported naming that rank. An interrupt (Ctrl-C) is forwarded to
 // every rank.
@@ -46,14 +47,52 @@ type Spec struct {
 	Token string
 	// Env is added to every rank's environment (KEY=VALUE).
 	Env []string
-	// Stdout and Stderr receive the ranks' output, each line prefixed "[rank] ".
+	// Stdout and Stderr receive the ranks' output, whole lines at a time.
 	Stdout, Stderr io.Writer
+	// StdoutPrefix and StderrPrefix say when a line gets its rank's prefix
+	// "[rank] " on that stream (default PrefixAuto).
+	StdoutPrefix, StderrPrefix PrefixMode
 	// Grace is how long stopped ranks get between SIGTERM (or the
 	// forwarded SIGINT) and SIGKILL (default 5 s).
 	Grace time.Duration
 	// Started, if set, is called with each rank's process id once it runs
 	// (for a remote rank, the id of its remote-shell process).
 	Started func(rank, pid int)
+	// Wrap, if set, gives the command line that a local rank's command is
+	// appended to, e.g. nsenter into that rank's network namespace.
+	Wrap func(rank int) []string
+	// Output, if set, gives each rank's own stdout and stderr writers,
+	// replacing the prefixed Stdout and Stderr.
+	Output func(rank int) (stdout, stderr io.Writer)
+}
+
+// PrefixMode says which forwarded lines carry their rank's "[rank] ".
+type PrefixMode int
+
+const (
+	// PrefixAuto forwards lines untouched while a single rank has written
+	// to the stream, so that the output of a command only rank 0 prints
+	// (a JSON document, a table) reads as if run alone; from the first
+	// line of a second rank on, every line of the stream carries its rank.
+	// Lines stream as they come: none is held back.
+	PrefixAuto PrefixMode = iota
+	// PrefixAlways prefixes every line.
+	PrefixAlways
+	// PrefixNever forwards every line untouched.
+	PrefixNever
+)
+
+// ParsePrefixMode parses "auto", "always" or "never".
+func ParsePrefixMode(s string) (PrefixMode, error) {
+	switch s {
+	case "auto":
+		return PrefixAuto, nil
+	case "always":
+		return PrefixAlways, nil
+	case "never":
+		return PrefixNever, nil
+	}
+	return 0, fmt.Errorf("prefix mode %q: want auto, always or never", s)
 }
 
 // RankError reports the rank whose failure ended the launch.
@@ -158,13 +197,14 @@ func Run(ctx context.Context, s Spec) error {
 			return fmt.Errorf("choosing a coordinator address: %w", err)
 		}
 	}
-	var outMu, errMu sync.Mutex
+	stdout := &stream{w: s.Stdout, mode: s.StdoutPrefix, first: -1}
+	stderr := &stream{w: s.Stderr, mode: s.StderrPrefix, first: -1}
 	procs := make([]*proc, s.N)
 	for r := 0; r < s.N; r++ {
 		p := &proc{
 			rank: r,
-			out:  &prefixWriter{mu: &outMu, w: s.Stdout, prefix: "[" + strconv.Itoa(r) + "] "},
-			errw: &prefixWriter{mu: &errMu, w: s.Stderr, prefix: "[" + strconv.Itoa(r) + "] "},
+			out:  &prefixWriter{s: stdout, rank: r},
+			errw: &prefixWriter{s: stderr, rank: r},
 		}
 		vars := []string{
 			tcp.EnvRank + "=" + strconv.Itoa(r),
@@ -173,7 +213,11 @@ func Run(ctx context.Context, s Spec) error {
 		}
 		vars = append(vars, s.Env...)
 		if placement == nil {
-			p.cmd = exec.Command(command, s.Args...)
+			argv := append([]string{command}, s.Args...)
+			if s.Wrap != nil {
+				argv = append(append([]string(nil), s.Wrap(r)...), argv...)
+			}
+			p.cmd = exec.Command(argv[0], argv[1:]...)
 			p.cmd.Env = append(append(os.Environ(), vars...), tcp.EnvToken+"="+s.Token)
 		} else {
 			rsh := strings.Fields(s.Rsh)
@@ -188,6 +232,9 @@ func Run(ctx context.Context, s Spec) error {
 		}
 		p.cmd.Stdout = p.out
 		p.cmd.Stderr = p.errw
+		if s.Output != nil {
+			p.cmd.Stdout, p.cmd.Stderr = s.Output(r)
+		}
 		p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		p.cmd.WaitDelay = s.Grace
 		procs[r] = p
@@ -358,14 +405,69 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// prefixWriter forwards whole lines, each prefixed with the rank, so that
-// lines of different ranks never interleave mid-line.
+// stream is one output (stdout or stderr) shared by every rank.
+type stream struct {
+	mu        sync.Mutex
+	w         io.Writer
+	mode      PrefixMode
+	first     int  // PrefixAuto: the first rank that wrote, -1 before
+	prefixing bool // PrefixAuto: a second rank has written
+}
+
+// write forwards whole lines of rank, prefixed or not as the mode says.
+func (s *stream) write(rank int, lines []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	prefix := s.mode == PrefixAlways
+	if s.mode == PrefixAuto {
+		if s.first < 0 {
+			s.first = rank
+		}
+		s.prefixing = s.prefixing || rank != s.first
+		prefix = s.prefixing
+	}
+	if !prefix {
+		_, err := s.w.Write(lines)
+		return err
+	}
+	tag := "[" + strconv.Itoa(rank) + "] "
+	var out []byte
+	for len(lines) > 0 {
+		i := indexNewline(lines)
+		out = append(append(out, tag...), lines[:i+1]...)
+		lines = lines[i+1:]
+	}
+	_, err := s.w.Write(out)
+	return err
+}
+
+// prefixWriter forwards a rank's output to its stream in whole lines, so
+// that lines of different ranks never interleave mid-line.
 type prefixWriter struct {
-	mu      *sync.Mutex // shared by all ranks writing to w
-	w       io.Writer
-	prefix  string
+	s       *stream
+	rank    int
 	partial []byte
 }
+
+// LineWriter is an io.Writer whose Flush writes a last unterminated line.
+type LineWriter interface {
+	io.Writer
+	Flush()
+}
+
+// Output is one stream (stdout or stderr) shared by the ranks of a run,
+// prefixed as Run prints ranks' output.
+type Output struct{ s *stream }
+
+// NewOutput returns a shared output writing to w, lines prefixed with
+// "[rank] " as mode says.
+func NewOutput(w io.Writer, mode PrefixMode) *Output {
+	return &Output{s: &stream{w: w, mode: mode, first: -1}}
+}
+
+// Rank returns rank's writer: it forwards whole lines, so that lines of
+// different ranks never interleave mid-line.
+func (o *Output) Rank(rank int) LineWriter { return &prefixWriter{s: o.s, rank: rank} }
 
 // maxLine bounds a line held back waiting for its newline.
 const maxLine = 64 << 10
@@ -381,7 +483,6 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 			}
 			i = len(p.partial) - 1 // flush an overlong line in pieces
 		}
-		out = append(out, p.prefix...)
 		out = append(out, p.partial[:i+1]...)
 		if p.partial[i] != '\n' {
 			out = append(out, '\n')
@@ -389,10 +490,7 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 		p.partial = p.partial[i+1:]
 	}
 	if len(out) > 0 {
-		p.mu.Lock()
-		_, err := p.w.Write(out)
-		p.mu.Unlock()
-		if err != nil {
+		if err := p.s.write(p.rank, out); err != nil {
 			return 0, err
 		}
 	}

@@ -38,6 +38,11 @@ func rankMain(role string) int {
 			os.Getenv("FAKE_HOST"), os.Getenv(tcp.EnvToken))
 		fmt.Fprintf(os.Stderr, "partial line without newline from %d", rank)
 		return 0
+	case "rank0json":
+		if rank == 0 {
+			fmt.Printf("{\n  \"ranks\": %s\n}\n", os.Getenv(tcp.EnvSize))
+		}
+		return 0
 	case "fail1":
 		if rank == 1 {
 			fmt.Println("rank 1 giving up")
@@ -153,14 +158,66 @@ func TestPlaceBySlot(t *testing.T) {
 }
 
 func TestPrefixWriterKeepsLinesWhole(t *testing.T) {
-	var mu sync.Mutex
 	var out bytes.Buffer
-	w := &prefixWriter{mu: &mu, w: &out, prefix: "[7] "}
+	w := &prefixWriter{s: &stream{w: &out, mode: PrefixAlways, first: -1}, rank: 7}
 	w.Write([]byte("one\ntw"))
 	w.Write([]byte("o\nthr"))
 	w.Flush()
 	if got, want := out.String(), "[7] one\n[7] two\n[7] thr\n"; got != want {
 		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
+// TestPrefixModes: auto forwards a lone rank's lines untouched and
+// prefixes every line from a second rank's first one on; never and always
+// do what they say.
+func TestPrefixModes(t *testing.T) {
+	type write struct {
+		rank int
+		text string
+	}
+	writes := []write{{0, "{\n"}, {0, " \"a\": 1\n"}, {2, "warn"}, {2, "ing\n"}, {0, "}\n"}}
+	for _, tc := range []struct {
+		mode PrefixMode
+		want string
+	}{
+		{PrefixAuto, "{\n \"a\": 1\n[2] warning\n[0] }\n"},
+		{PrefixAlways, "[0] {\n[0]  \"a\": 1\n[2] warning\n[0] }\n"},
+		{PrefixNever, "{\n \"a\": 1\nwarning\n}\n"},
+	} {
+		var out bytes.Buffer
+		s := &stream{w: &out, mode: tc.mode, first: -1}
+		ws := map[int]*prefixWriter{0: {s: s, rank: 0}, 2: {s: s, rank: 2}}
+		for _, w := range writes {
+			ws[w.rank].Write([]byte(w.text))
+		}
+		if out.String() != tc.want {
+			t.Errorf("mode %d: got %q, want %q", tc.mode, out.String(), tc.want)
+		}
+	}
+	for in, want := range map[string]PrefixMode{"auto": PrefixAuto, "always": PrefixAlways, "never": PrefixNever} {
+		if got, err := ParsePrefixMode(in); err != nil || got != want {
+			t.Errorf("ParsePrefixMode(%q) = %v, %v", in, got, err)
+		}
+	}
+	if _, err := ParsePrefixMode("sometimes"); err == nil {
+		t.Error("ParsePrefixMode accepted sometimes")
+	}
+}
+
+// TestLaunchLoneRankOutputUntouched: when only rank 0 prints, its output
+// arrives as the command wrote it, so that 'launch ... --json | jq' works.
+func TestLaunchLoneRankOutputUntouched(t *testing.T) {
+	var out, errOut syncBuffer
+	err := Run(context.Background(), Spec{N: 3, Command: self(t), Env: []string{"LAUNCH_TEST_ROLE=rank0json"}, Stdout: &out, Stderr: &errOut})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "{\n  \"ranks\": 3\n}\n"; out.String() != want {
+		t.Errorf("stdout %q, want %q", out.String(), want)
+	}
+	if errOut.String() != "" {
+		t.Errorf("stderr %q", errOut.String())
 	}
 }
 
@@ -174,7 +231,8 @@ func TestShellQuote(t *testing.T) {
 
 func TestLaunchLocalForwardsOutputWithRankPrefix(t *testing.T) {
 	var out, errOut syncBuffer
-	err := Run(context.Background(), Spec{N: 3, Command: self(t), Env: []string{"LAUNCH_TEST_ROLE=echo"}, Token: "tok", Stdout: &out, Stderr: &errOut})
+	err := Run(context.Background(), Spec{N: 3, Command: self(t), Env: []string{"LAUNCH_TEST_ROLE=echo"}, Token: "tok", Stdout: &out, Stderr: &errOut,
+		StdoutPrefix: PrefixAlways, StderrPrefix: PrefixAlways})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +261,7 @@ func TestLaunchHostfileThroughRsh(t *testing.T) {
 	var out syncBuffer
 	err := Run(context.Background(), Spec{
 		N: 3, Command: self(t), Hosts: []Host{{"localhost", 2}, {"nodeB", 1}}, Rsh: rsh + " -o BatchMode=yes",
-		Env: []string{"LAUNCH_TEST_ROLE=echo"}, Token: "s3cret tok'en", Stdout: &out, Stderr: &syncBuffer{},
+		Env: []string{"LAUNCH_TEST_ROLE=echo"}, Token: "s3cret tok'en", Stdout: &out, Stderr: &syncBuffer{}, StdoutPrefix: PrefixAlways,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -222,7 +280,8 @@ func TestLaunchHostfileThroughRsh(t *testing.T) {
 func TestLaunchFailedRankStopsTheOthers(t *testing.T) {
 	var out syncBuffer
 	start := time.Now()
-	err := Run(context.Background(), Spec{N: 4, Command: self(t), Env: []string{"LAUNCH_TEST_ROLE=fail1"}, Stdout: &out, Stderr: &out, Grace: 2 * time.Second})
+	err := Run(context.Background(), Spec{N: 4, Command: self(t), Env: []string{"LAUNCH_TEST_ROLE=fail1"}, Stdout: &out, Stderr: &out, Grace: 2 * time.Second,
+		StdoutPrefix: PrefixAlways})
 	var re *RankError
 	if !errors.As(err, &re) || re.Rank != 1 || !strings.Contains(err.Error(), "rank 1 failed: exit status 3") {
 		t.Fatalf("got %v, want rank 1's failure", err)
@@ -240,7 +299,8 @@ func TestLaunchForwardsInterrupt(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(ctx, Spec{N: 2, Command: self(t), Env: []string{"LAUNCH_TEST_ROLE=sigint"}, Stdout: &out, Stderr: &out, Grace: 5 * time.Second})
+		done <- Run(ctx, Spec{N: 2, Command: self(t), Env: []string{"LAUNCH_TEST_ROLE=sigint"}, Stdout: &out, Stderr: &out, Grace: 5 * time.Second,
+			StdoutPrefix: PrefixAlways})
 	}()
 	deadline := time.Now().Add(20 * time.Second)
 	for strings.Count(out.String(), "waiting") < 2 && time.Now().Before(deadline) {

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os"
 
-	"netaware/topo"
+	"netaware/internal/atomicfile"
 )
 
 // Version is the model.json format version this package writes.
@@ -319,5 +319,5 @@ func (f *File) WriteFile(path string) error {
 	if err := f.Check(); err != nil {
 		return fmt.Errorf("model %s: %w", path, err)
 	}
-	return topo.WriteFileAtomic(path, b)
+	return atomicfile.WriteFile(path, b)
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// exampleWith returns the PLATFORM.md example with one line replaced, and
+// exampleWith returns the docs/platform-format.md example with one line replaced, and
 // that line's number.
 func exampleWith(t *testing.T, old, repl string) (string, int) {
 	t.Helper()
@@ -117,5 +117,28 @@ func TestPlacementNeedsMemoryPaths(t *testing.T) {
 	_, err := Parse("grid.yaml", []byte(src))
 	if err == nil || !strings.Contains(err.Error(), "intra_socket is not set") {
 		t.Errorf("got %v", err)
+	}
+}
+
+// TestYAMLSyntaxErrorLines: syntax errors name the right line (the YAML
+// library's parser counts from 0, which pointed one line early).
+func TestYAMLSyntaxErrorLines(t *testing.T) {
+	head := "version: 1\nswitches: [s]\nhosts:\n"
+	for _, tc := range []struct{ src, want string }{
+		// An unclosed flow mapping on line 6: the parser's error.
+		{head + "  - names: \"h[1-2]\"\n    switch: s\n    link: {bandwidth: 10Gbps, latency: 1us\nranks: {per_host: 1}\n",
+			"f.yaml:6: did not find expected ',' or '}' while parsing a flow mapping"},
+		// A misindented key in the sequence starting on line 4.
+		{head + "  - names: \"h[1-2]\"\n    switch: s\n   link: x\n",
+			"f.yaml:4: did not find expected '-' indicator while parsing a block sequence"},
+		// An unclosed flow sequence on line 2.
+		{"version: 1\nswitches: [s\nhosts: []\n", "f.yaml:2: did not find expected ',' or ']' while parsing a flow sequence"},
+		// A tab on line 5: the scanner's error, already counted from 1.
+		{head + "  - names: \"h[1-2]\"\n\tswitch: s\n", "f.yaml:5: found character that cannot start any token"},
+	} {
+		_, err := Parse("f.yaml", []byte(tc.src))
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("Parse(%q):\n got %v\nwant %s", tc.src, err, tc.want)
+		}
 	}
 }

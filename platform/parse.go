@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -39,7 +40,7 @@ func Parse(filename string, data []byte) (p *Platform, err error) {
 	}()
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %v", filename, strings.TrimPrefix(err.Error(), "yaml: "))
+		return nil, yamlSyntaxError(filename, err)
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
 		return nil, fmt.Errorf("%s: empty file", filename)
@@ -50,6 +51,45 @@ func Parse(filename string, data []byte) (p *Platform, err error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// yamlParserProblems are the problems the YAML library's parser (not its
+// scanner) reports, with the construct it was parsing.
+var yamlParserProblems = map[string]string{
+	"did not find expected node content":     "a node",
+	"did not find expected '-' indicator":    "a block sequence",
+	"did not find expected key":              "a block mapping",
+	"did not find expected ',' or ']'":       "a flow sequence",
+	"did not find expected ',' or '}'":       "a flow mapping",
+	"found undefined tag handle":             "a node",
+	"did not find expected <document start>": "",
+	"found incompatible YAML document":       "",
+}
+
+var yamlLineMessage = regexp.MustCompile(`^line ([0-9]+): (.*)$`)
+
+// yamlSyntaxError turns a YAML syntax error into "file:line: problem".
+// The library counts lines from 0 for its parser's errors (from 1 for its
+// scanner's), so parser errors pointed one line early. The line is where
+// the unfinished construct starts (or, for one starting on line 1, where
+// the problem was found).
+func yamlSyntaxError(filename string, err error) error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	m := yamlLineMessage.FindStringSubmatch(msg)
+	if m == nil {
+		return fmt.Errorf("%s: %s", filename, msg)
+	}
+	line, _ := strconv.Atoi(m[1])
+	problem := m[2]
+	construct, isParser := yamlParserProblems[problem]
+	if !isParser {
+		return fmt.Errorf("%s:%d: %s", filename, line, problem)
+	}
+	line++
+	if construct != "" {
+		problem += " while parsing " + construct
+	}
+	return fmt.Errorf("%s:%d: %s", filename, line, problem)
 }
 
 // decoder walks yaml.Nodes so that every error can name file, line and key.

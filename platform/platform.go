@@ -1,5 +1,5 @@
 // Package platform reads, validates and serves the platform files of
-// PLATFORM.md: the network a simulation runs on (hosts with sockets and cores,
+// docs/platform-format.md: the network a simulation runs on (hosts with sockets and cores,
 // switches, links, rank placement, noise, TCP behaviour) and the ground-truth
 // levels that discovery is judged against. It also embeds the built-in
 // platforms reconstructed from the seed papers.
@@ -263,7 +263,7 @@ func (p *Platform) WithRanks(perHost int, order string) *Platform {
 	return q
 }
 
-// place assigns ranks to hosts, sockets and cores; see PLATFORM.md "Rules".
+// place assigns ranks to hosts, sockets and cores; see docs/platform-format.md "Rules".
 func (p *Platform) place(perHost int, order string) error {
 	if order != OrderBlock && order != OrderCyclic {
 		return fmt.Errorf("ranks.order %q: want block or cyclic", order)

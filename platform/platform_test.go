@@ -25,7 +25,7 @@ func loadExample(t *testing.T) *Platform {
 	}
 	p, err := Parse("example.yaml", data)
 	if err != nil {
-		t.Fatalf("PLATFORM.md example: %v", err)
+		t.Fatalf("docs/platform-format.md example: %v", err)
 	}
 	return p
 }

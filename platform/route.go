@@ -2,7 +2,7 @@ package platform
 
 import "math"
 
-// Routing rule (PLATFORM.md): the lowest total latency; among equal
+// Routing rule (docs/platform-format.md): the lowest total latency; among equal
 // latencies the fewest hops; among those the path whose sequence of switch
 // names, read from the endpoint whose name sorts first, is lexicographically
 // smallest. Reading from the smaller endpoint makes routes symmetric: the

@@ -7,7 +7,7 @@ import (
 	"netaware/topo"
 )
 
-// Ground truth (PLATFORM.md "Ground truth"); docs/platforms.md explains the
+// Ground truth (docs/platform-format.md "Ground truth"); docs/platforms.md explains the
 // rule for users.
 //
 //  1. socket: ranks sharing a host and a socket;

@@ -80,7 +80,7 @@ func TestExampleTruth(t *testing.T) {
 	}
 }
 
-// The PLATFORM.md truth snippet, added to the PLATFORM.md example: its
+// The docs/platform-format.md truth snippet, added to the docs/platform-format.md example: its
 // bandwidth-cluster level splits rack B, so the switch level, which cuts
 // across it, is dropped.
 func TestExampleTruthSnippet(t *testing.T) {

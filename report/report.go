@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 
+	"netaware/internal/atomicfile"
 	"netaware/model"
 	"netaware/platform"
 	"netaware/probe"
@@ -230,7 +231,7 @@ func WriteDir(dir string, in Input) ([]string, *Output, error) {
 		return nil, nil, err
 	}
 	paths := []string{filepath.Join(dir, "report.html")}
-	if err := topo.WriteFileAtomic(paths[0], out.HTML); err != nil {
+	if err := atomicfile.WriteFile(paths[0], out.HTML); err != nil {
 		return nil, nil, fmt.Errorf("report: %w", err)
 	}
 	names := make([]string, 0, len(out.Files))
@@ -240,7 +241,7 @@ func WriteDir(dir string, in Input) ([]string, *Output, error) {
 	sort.Strings(names)
 	for _, n := range names {
 		p := filepath.Join(dir, n)
-		if err := topo.WriteFileAtomic(p, out.Files[n]); err != nil {
+		if err := atomicfile.WriteFile(p, out.Files[n]); err != nil {
 			return nil, nil, fmt.Errorf("report: %w", err)
 		}
 		paths = append(paths, p)

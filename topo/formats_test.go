@@ -119,7 +119,7 @@ func TestHostlistRoundTripRandom(t *testing.T) {
 	}
 }
 
-// TestSlurmExampleByHand: the TOPOLOGY.md example becomes two leaf switches
+// TestSlurmExampleByHand: the docs/topology-format.md example becomes two leaf switches
 // under one top switch.
 func TestSlurmExampleByHand(t *testing.T) {
 	var b bytes.Buffer

@@ -8,11 +8,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
+
+	"netaware/internal/atomicfile"
 )
 
 // Read decodes one topology.json document and validates it. Fields this
-// version does not know are ignored, because TOPOLOGY.md lets newer writers
+// version does not know are ignored, because docs/topology-format.md lets newer writers
 // add fields; anything after the document other than white space is an error.
 func Read(r io.Reader) (*Topology, error) {
 	data, err := io.ReadAll(r)
@@ -153,40 +154,11 @@ func (t *Topology) WriteFile(path string) error {
 	if err := t.Write(&buf); err != nil {
 		return err
 	}
-	return WriteFileAtomic(path, buf.Bytes())
+	return atomicfile.WriteFile(path, buf.Bytes())
 }
 
-// WriteFileAtomic writes data to path through a temporary file and rename.
-// The other file formats of this package use it too.
-func WriteFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if _, err := f.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Chmod(0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	ok = true
-	return nil
-}
+// WriteFileAtomic is atomicfile.WriteFile, kept so that code written
+// against it still builds.
+//
+// Deprecated: use netaware/internal/atomicfile.WriteFile.
+func WriteFileAtomic(path string, data []byte) error { return atomicfile.WriteFile(path, data) }

@@ -157,7 +157,7 @@ func (p *Paths) PathEdges(a, b int) ([]int, error) {
 }
 
 // SharesLink reports whether the tree paths a->b and c->d have an edge in
-// common (TOPOLOGY.md's definition of two flows sharing a link).
+// common (docs/topology-format.md's definition of two flows sharing a link).
 func (p *Paths) SharesLink(a, b, c, d int) (bool, error) {
 	return pathsIntersect(p.PathEdges, a, b, c, d)
 }

@@ -21,7 +21,7 @@ func loadExample(t testing.TB) *Topology {
 	return tp
 }
 
-// TestReadTopologyMDExample reads the example printed in TOPOLOGY.md.
+// TestReadTopologyMDExample reads the example printed in docs/topology-format.md.
 func TestReadTopologyMDExample(t *testing.T) {
 	tp := loadExample(t)
 	if tp.Size != 4 || len(tp.Ranks) != 4 || len(tp.Levels) != 3 {
@@ -210,7 +210,7 @@ func TestLevelAndGroupLookups(t *testing.T) {
 	}
 }
 
-// TestPathQueriesByHand checks the path helpers on the TOPOLOGY.md example:
+// TestPathQueriesByHand checks the path helpers on the docs/topology-format.md example:
 // r0,r1 under s0; r2,r3 under s1; s0,s1 under s2.
 func TestPathQueriesByHand(t *testing.T) {
 	tp := loadExample(t)

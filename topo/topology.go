@@ -1,5 +1,5 @@
 // Package topo is the topology data model that discovery writes and that
-// collectives, tuning and reports read, and its file formats (TOPOLOGY.md).
+// collectives, tuning and reports read, and its file formats (docs/topology-format.md).
 package topo
 
 // Version is the topology.json format version this package writes.

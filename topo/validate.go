@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// Validate checks every rule of TOPOLOGY.md and reports the first broken one,
+// Validate checks every rule of docs/topology-format.md and reports the first broken one,
 // naming the level, group, rank or node at fault.
 func (t *Topology) Validate() error {
 	if t.Version != Version {

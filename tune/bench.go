@@ -87,7 +87,9 @@ func (c *BenchConfig) reps() (int, int) {
 
 // Run measures every algorithm at every size, one simulation per
 // algorithm (all sizes in it), and returns the measurements in algorithm,
-// then size order.
+// then size order. When an algorithm fails or ctx ends, the error comes
+// with the measurements of the algorithms finished before, so that an
+// interrupted run keeps them.
 func Run(ctx context.Context, cfg BenchConfig, algs []coll.Algorithm) ([]Measurement, error) {
 	if cfg.Platform == nil {
 		return nil, errors.New("tune: no platform")
@@ -126,7 +128,7 @@ func Run(ctx context.Context, cfg BenchConfig, algs []coll.Algorithm) ([]Measure
 		for _, a := range algs {
 			ms, err := runOne(ctx, cfg, a, q, t)
 			if err != nil {
-				return nil, fmt.Errorf("tune: %s on %s (%d ranks): %w", a, cfg.Platform.Name, q, err)
+				return out, fmt.Errorf("tune: %s on %s (%d ranks): %w", a, cfg.Platform.Name, q, err)
 			}
 			out = append(out, ms...)
 			done++

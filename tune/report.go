@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"netaware/coll"
+	"netaware/internal/atomicfile"
 	"netaware/topo"
 )
 
@@ -231,6 +232,16 @@ func decideOne(rep *Report, q int, ms []Measurement, t *topo.Topology) (*decided
 	return d, nil
 }
 
+// WriteFile writes the report alone to path (atomically): what an
+// interrupted run keeps, its measurements without choices.
+func (r *Report) WriteFile(path string) error {
+	b, err := json.MarshalIndent(sanitize(r), "", " ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(path, append(b, '\n'))
+}
+
 // WriteAll writes the outputs into dir: ompi-rules.conf, ompi-rules.json,
 // mpich-coll.json, decision.json and bench.json, each atomically.
 func (o *Outputs) WriteAll(dir string) ([]string, error) {
@@ -240,7 +251,7 @@ func (o *Outputs) WriteAll(dir string) ([]string, error) {
 	var written []string
 	put := func(name string, data []byte) error {
 		path := filepath.Join(dir, name)
-		if err := topo.WriteFileAtomic(path, data); err != nil {
+		if err := atomicfile.WriteFile(path, data); err != nil {
 			return err
 		}
 		written = append(written, path)

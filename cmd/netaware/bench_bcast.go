@@ -1,7 +1,7 @@
 package main
 
 import (
-	"context"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,6 +18,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"netaware/coll"
+	"netaware/internal/atomicfile"
 	"netaware/tune"
 )
 
@@ -96,8 +97,22 @@ Example:
 			if !quiet {
 				cfg.Progress = progress(cmd.ErrOrStderr(), len(s.algs))
 			}
-			ms, err := tune.Run(context.Background(), cfg, s.algs)
+			ms, err := tune.Run(cmd.Context(), cfg, s.algs)
 			if err != nil {
+				if cmd.Context().Err() != nil && len(ms) > 0 {
+					// Interrupted: print the algorithms that finished, without
+					// a tuned choice made from a part of them.
+					res := summarizeBench(s, ms, false)
+					res.Tuned = nil
+					fmt.Fprintf(info, "interrupted: the %d of %d algorithm configurations that finished:\n", len(res.Series), len(s.algs))
+					if asJSON {
+						enc := json.NewEncoder(w)
+						enc.SetIndent("", " ")
+						enc.Encode(res)
+					} else {
+						printBench(w, res)
+					}
+				}
 				return err
 			}
 			res := summarizeBench(s, ms, decisionFile != "")
@@ -196,6 +211,9 @@ func printBench(w io.Writer, res *bcastBench) {
 		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
 	}
 	tw.Flush()
+	if len(res.Tuned) == 0 {
+		return
+	}
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "size\ttuned\ttime\tompi-fixed\tspeed-up")
@@ -237,9 +255,17 @@ func plotBench(res *bcastBench, file string) error {
 		pl.Legend.Add(s.Label, l, p)
 	}
 	base := strings.TrimSuffix(file, filepath.Ext(file))
-	for _, ext := range []string{".png", ".svg"} {
-		if err := pl.Save(8*vg.Inch, 6*vg.Inch, base+ext); err != nil {
-			return fmt.Errorf("plot %s%s: %w", base, ext, err)
+	for _, ext := range []string{"png", "svg"} {
+		wt, err := pl.WriterTo(8*vg.Inch, 6*vg.Inch, ext)
+		var buf bytes.Buffer
+		if err == nil {
+			_, err = wt.WriteTo(&buf)
+		}
+		if err == nil {
+			err = atomicfile.WriteFile(base+"."+ext, buf.Bytes())
+		}
+		if err != nil {
+			return fmt.Errorf("plot %s.%s: %w", base, ext, err)
 		}
 	}
 	return nil

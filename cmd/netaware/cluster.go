@@ -3,8 +3,12 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -24,6 +28,7 @@ func newClusterCmd() *cobra.Command {
 		size, steps                       int
 		seed                              uint64
 		minJump                           float64
+		asJSON                            bool
 	)
 	cmd := &cobra.Command{
 		Use:   "cluster DATASET",
@@ -64,6 +69,7 @@ Every pair must be measured (a distance with holes is refused).`,
 	f.Uint64Var(&seed, "seed", 1, "seed of the randomized methods (Louvain, spectral's k-means)")
 	f.Float64Var(&minJump, "min-jump", 0.05, "hierarchy cut: smallest relative jump of merge distances between two levels")
 	f.StringVar(&out, "out", "topology.json", "topology file to write")
+	f.BoolVar(&asJSON, "json", false, "print the summary as JSON instead of a table")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if !contains(clusterAlgorithms, algorithm) {
 			return usagef("--algorithm %q: want one of %s", algorithm, strings.Join(clusterAlgorithms, ", "))
@@ -110,8 +116,11 @@ Every pair must be measured (a distance with holes is refused).`,
 		if err := t.WriteFile(out); err != nil {
 			return err
 		}
-		printClusterSummary(cmd.OutOrStdout(), t)
-		fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", out)
+		sum := summarizeCluster(args[0], t, out)
+		if asJSON {
+			return probeWriteJSON(cmd.OutOrStdout(), sum)
+		}
+		printClusterSummary(cmd.OutOrStdout(), sum)
 		return nil
 	}
 	return cmd
@@ -397,9 +406,70 @@ func linkName(l cluster.Linkage) string {
 	return fmt.Sprint(l)
 }
 
-func printClusterSummary(w io.Writer, t *topo.Topology) {
-	fmt.Fprintf(w, "%d ranks, method %s %v\n", t.Size, t.Method.Name, t.Method.Params)
-	for _, l := range t.Levels {
-		fmt.Fprintf(w, "level %-20s %d groups\n", l.Name, len(l.Groups))
+// clusterSummary is what 'cluster' prints (its --json output).
+type clusterSummary struct {
+	Dataset      string         `json:"dataset"`
+	Ranks        int            `json:"ranks"`
+	Method       string         `json:"method"`
+	Params       map[string]any `json:"params"`
+	Levels       []levelSummary `json:"levels"`
+	TopologyFile string         `json:"topology_file"`
+}
+
+// levelSummary is a level's group count and sizes.
+type levelSummary struct {
+	Name       string `json:"name"`
+	Groups     int    `json:"groups"`
+	MinSize    int    `json:"min_size"`
+	MedianSize int    `json:"median_size"`
+	MaxSize    int    `json:"max_size"`
+}
+
+func summarizeLevel(l topo.Level) levelSummary {
+	sizes := make([]int, len(l.Groups))
+	for i, g := range l.Groups {
+		sizes[i] = len(g)
 	}
+	slices.Sort(sizes)
+	ls := levelSummary{Name: l.Name, Groups: len(l.Groups)}
+	if len(sizes) > 0 {
+		ls.MinSize, ls.MedianSize, ls.MaxSize = sizes[0], sizes[len(sizes)/2], sizes[len(sizes)-1]
+	}
+	return ls
+}
+
+func summarizeCluster(dataset string, t *topo.Topology, out string) clusterSummary {
+	s := clusterSummary{Dataset: dataset, Ranks: t.Size, Method: t.Method.Name, Params: t.Method.Params, TopologyFile: out}
+	for _, l := range t.Levels {
+		s.Levels = append(s.Levels, summarizeLevel(l))
+	}
+	return s
+}
+
+// formatParams prints parameters as sorted key=value pairs.
+func formatParams(p map[string]any) string {
+	keys := slices.Sorted(maps.Keys(p))
+	kv := make([]string, len(keys))
+	for i, k := range keys {
+		v := p[k]
+		if f, ok := v.(float64); ok {
+			v = strconv.FormatFloat(f, 'g', 4, 64)
+		}
+		kv[i] = fmt.Sprintf("%s=%v", k, v)
+	}
+	return strings.Join(kv, "  ")
+}
+
+func printClusterSummary(w io.Writer, s clusterSummary) {
+	fmt.Fprintf(w, "cluster %s: %d ranks, method %s\n", s.Dataset, s.Ranks, s.Method)
+	if len(s.Params) > 0 {
+		fmt.Fprintf(w, "parameters: %s\n", formatParams(s.Params))
+	}
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "LEVEL\tGROUPS\tSIZES (min/median/max)")
+	for _, l := range s.Levels {
+		fmt.Fprintf(tw, "%s\t%d\t%d/%d/%d\n", l.Name, l.Groups, l.MinSize, l.MedianSize, l.MaxSize)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "wrote %s\n", s.TopologyFile)
 }

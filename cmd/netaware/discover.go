@@ -18,6 +18,7 @@ import (
 	"netaware/comm"
 	"netaware/comm/tcp"
 	"netaware/discover"
+	"netaware/internal/atomicfile"
 	"netaware/model"
 	"netaware/order"
 	"netaware/platform"
@@ -35,6 +36,7 @@ func newDiscoverCmd() *cobra.Command {
 	var (
 		out, level string
 		blind      bool
+		asJSON     bool
 	)
 	cmd := &cobra.Command{
 		Use:   "discover",
@@ -72,6 +74,7 @@ built-in simulated platform ` + defaultPlatform + ` and says so.`,
 	cmd.Flags().StringVar(&out, "out", "netaware-out", "directory to write the results into (created if missing)")
 	cmd.Flags().StringVar(&level, "level", "standard", "effort: fast (RTT tree only), standard (+ PLogP per group pair) or thorough (+ PLogP all pairs)")
 	cmd.Flags().BoolVar(&blind, "blind", false, "ignore host names and core ids: every level from measurement")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the summary as JSON (the notices go to stderr)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		opt := discover.DefaultOptions()
 		lv, err := discover.ParseLevel(level)
@@ -80,10 +83,14 @@ built-in simulated platform ` + defaultPlatform + ` and says so.`,
 		}
 		opt.Level, opt.Blind = lv, blind
 		stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+		notices := stdout
+		if asJSON {
+			notices = stderr
+		}
 		if wf.platform == "" && wf.local == 0 {
 			if _, live := tcp.Detect(); !live && wf.coordinator == "" {
 				wf.platform = defaultPlatform
-				fmt.Fprintf(stdout, "netaware discover: no --platform and no launcher: running on the built-in simulated platform %s\n", defaultPlatform)
+				fmt.Fprintf(notices, "netaware discover: no --platform and no launcher: running on the built-in simulated platform %s\n", defaultPlatform)
 			}
 		}
 		if err := os.MkdirAll(out, 0o755); err != nil {
@@ -113,12 +120,16 @@ built-in simulated platform ` + defaultPlatform + ` and says so.`,
 			result.Topology.Measurements.VirtualTimeS = info.VirtualTime.Seconds()
 		}
 		result.Dataset.World.Kind, result.Dataset.World.Platform = info.Kind, info.Platform
+		warnImplausible(stderr, result.Dataset, filepath.Join(out, "dataset.json"))
 		written, err := writeDiscovery(out, result, wf, info, start)
 		if err != nil {
 			return err
 		}
+		if asJSON {
+			return probeWriteJSON(stdout, summarizeDiscovery(result, info, wall, out, written))
+		}
 		printSummary(stdout, result, info, wall)
-		fmt.Fprintf(stdout, "\nwrote %s\n", strings.Join(written, ", "))
+		fmt.Fprintf(stdout, "\nwrote into %s: %s\n", out, strings.Join(written, ", "))
 		return nil
 	}
 	return cmd
@@ -138,12 +149,12 @@ func writeDiscovery(dir string, o *discover.Outcome, wf *worldFlags, info worldI
 	if err := o.Topology.WriteDOT(&dot); err != nil {
 		return nil, err
 	}
-	if err := topo.WriteFileAtomic(path("topology.dot"), dot.Bytes()); err != nil {
+	if err := atomicfile.WriteFile(path("topology.dot"), dot.Bytes()); err != nil {
 		return nil, err
 	}
 	var slurm bytes.Buffer
 	if err := o.Topology.WriteSlurm(&slurm); err == nil {
-		if err := topo.WriteFileAtomic(path("topology.conf"), slurm.Bytes()); err != nil {
+		if err := atomicfile.WriteFile(path("topology.conf"), slurm.Bytes()); err != nil {
 			return nil, err
 		}
 	}
@@ -226,38 +237,130 @@ func printSummary(w io.Writer, o *discover.Outcome, info worldInfo, wall time.Du
 	}
 }
 
+// discoverSummary is 'discover --json': the printed summary.
+type discoverSummary struct {
+	World         string                 `json:"world"`
+	Ranks         int                    `json:"ranks"`
+	Levels        []discoverLevelSummary `json:"levels"`
+	PairsMeasured int                    `json:"pairs_measured"`
+	PairsTotal    int                    `json:"pairs_total"`
+	Phases        []discoverPhase        `json:"phases"`
+	VirtualTimeS  float64                `json:"virtual_time_s,omitempty"`
+	WallTimeS     float64                `json:"wall_time_s"`
+	Dir           string                 `json:"dir"`
+	Files         []string               `json:"files"`
+}
+
+type discoverLevelSummary struct {
+	levelSummary
+	// Median one-way latencies on the tree (absent when not computed).
+	WithinS  *float64 `json:"latency_within_s,omitempty"`
+	BetweenS *float64 `json:"latency_between_s,omitempty"`
+}
+
+type discoverPhase struct {
+	Name   string  `json:"name"`
+	ClockS float64 `json:"clock_s"`
+	Pairs  int     `json:"pairs"`
+}
+
+func summarizeDiscovery(o *discover.Outcome, info worldInfo, wall time.Duration, dir string, files []string) discoverSummary {
+	t := o.Topology
+	s := discoverSummary{World: describeWorld(info), Ranks: t.Size, WallTimeS: wall.Seconds(), Dir: dir, Files: files}
+	if info.Kind == "sim" {
+		s.VirtualTimeS = info.VirtualTime.Seconds()
+	}
+	for _, l := range t.Levels {
+		ls := discoverLevelSummary{levelSummary: summarizeLevel(l)}
+		in, out := levelLatencySamples(o, l)
+		if len(in) > 0 {
+			v := median(in)
+			ls.WithinS = &v
+		}
+		if len(out) > 0 {
+			v := median(out)
+			ls.BetweenS = &v
+		}
+		s.Levels = append(s.Levels, ls)
+	}
+	if m := t.Measurements; m != nil {
+		s.PairsMeasured, s.PairsTotal = m.PairsMeasured, m.PairsTotal
+	}
+	for _, p := range o.Phases {
+		s.Phases = append(s.Phases, discoverPhase{p.Name, p.Clock.Seconds(), p.Pairs})
+	}
+	return s
+}
+
 // levelLatencies gives the median one-way tree latency between ranks of
 // one group and between ranks of different groups at level l.
 func levelLatencies(o *discover.Outcome, l topo.Level) (within, between string) {
+	in, out := levelLatencySamples(o, l)
+	return medianSeconds(in), medianSeconds(out)
+}
+
+// levelLatencySamples gives the one-way tree latencies between clustered
+// ranks of one group and of different groups at level l.
+func levelLatencySamples(o *discover.Outcome, l topo.Level) (in, out []float64) {
 	d, reps := o.Distance, o.Clustered
 	if d == nil || len(reps) < 2 {
-		return "-", "-"
+		return nil, nil
 	}
-	group := map[int]int{}
-	for gi, g := range l.Groups {
+	// Slices, not a map, and at most about maxSummaryPairs evenly spaced
+	// pairs: the table's medians do not need the 8 million pairs of
+	// 4,096 ranks per level (seconds and 64 MB each).
+	size := 0
+	for _, g := range l.Groups {
 		for _, r := range g {
-			group[r] = gi
+			size = max(size, r+1)
 		}
 	}
-	var in, out []float64
+	group := make([]int, size)
+	for gi, g := range l.Groups {
+		for _, r := range g {
+			if r >= 0 {
+				group[r] = gi
+			}
+		}
+	}
+	groupOf := func(r int) int {
+		if r >= 0 && r < size {
+			return group[r]
+		}
+		return 0
+	}
+	n := len(reps)
+	step := max(1, (n*(n-1)/2+maxSummaryPairs-1)/maxSummaryPairs)
+	k := 0
 	for i := range reps {
-		for j := i + 1; j < len(reps); j++ {
-			if group[reps[i]] == group[reps[j]] {
+		for j := i + 1; j < n; j++ {
+			if k++; (k-1)%step != 0 {
+				continue
+			}
+			if groupOf(reps[i]) == groupOf(reps[j]) {
 				in = append(in, d.At(i, j))
 			} else {
 				out = append(out, d.At(i, j))
 			}
 		}
 	}
-	return medianSeconds(in), medianSeconds(out)
+	return in, out
 }
+
+// median is the upper median of v (sorted in place).
+func median(v []float64) float64 {
+	sort.Float64s(v)
+	return v[len(v)/2]
+}
+
+// maxSummaryPairs bounds the pairs behind the summary table's medians.
+const maxSummaryPairs = 1 << 20
 
 func medianSeconds(v []float64) string {
 	if len(v) == 0 {
 		return "-"
 	}
-	sort.Float64s(v)
-	return topo.FormatSeconds(v[len(v)/2])
+	return topo.FormatSeconds(median(v))
 }
 
 func fmtDuration(d time.Duration) string {

@@ -41,7 +41,8 @@ func TestDiscoverOverTCP(t *testing.T) {
 		if err != nil {
 			t.Fatalf("launch discover: %v\n%s", err, out)
 		}
-		if !strings.Contains(string(out), "[0] 4 ranks over TCP") {
+		// Only rank 0 prints: no rank prefix.
+		if !strings.Contains(string(out), "\n4 ranks over TCP") || strings.Contains(string(out), "[0] ") {
 			t.Errorf("summary missing:\n%s", out)
 		}
 		checkDiscoverDir(t, dir, 4)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -23,6 +24,7 @@ func newInferCmd() *cobra.Command {
 		bandwidth bool
 		bwBytes   int
 		slowRatio float64
+		asJSON    bool
 	)
 	cmd := &cobra.Command{
 		Use:   "infer",
@@ -34,7 +36,7 @@ procedure add with Eq. (1) branching points), so only O(N d) of the N(N-1)/2
 pairs are measured. Every rank is a leaf; inner nodes are inferred switches;
 edge lengths are one-way latencies.
 
-Rank 0 writes a topology.json (TOPOLOGY.md) holding the tree and levels cut
+Rank 0 writes a topology.json (docs/topology-format.md) holding the tree and levels cut
 from it: tree distances, average-linkage dendrogram, cut where the merge
 height jumps (the same rule as 'netaware discover --blind').
 
@@ -55,6 +57,7 @@ See docs/inference.md.`,
 	cmd.Flags().StringVar(&out, "out", "topology.json", "topology file to write")
 	cmd.Flags().BoolVar(&bandwidth, "bandwidth", false, "also build the bandwidth map over the tree")
 	cmd.Flags().IntVar(&bwBytes, "bandwidth-bytes", live.DefaultBandwidthParams().Bytes, "bytes of each bulk transfer of the bandwidth map")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the summary as JSON")
 	cmd.Flags().Float64Var(&slowRatio, "slow-ratio", 2, "smallest bandwidth gap (fast/slow) that makes edges slow for the bandwidth-cluster level")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if bwBytes <= 0 || bwBytes > 1<<30 {
@@ -104,8 +107,11 @@ See docs/inference.md.`,
 		if err := t.WriteFile(out); err != nil {
 			return err
 		}
-		printInferSummary(cmd.OutOrStdout(), t, res, bmap, info, vt, wall)
-		fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", out)
+		sum := summarizeInfer(t, res, bmap, info, vt, wall, out)
+		if asJSON {
+			return probeWriteJSON(cmd.OutOrStdout(), sum)
+		}
+		printInferSummary(cmd.OutOrStdout(), sum)
 		return nil
 	}
 	return cmd
@@ -172,20 +178,57 @@ func seq(n int) []int {
 	return s
 }
 
-func printInferSummary(w io.Writer, t *topo.Topology, res live.Result, m *infer.BandwidthMap, info worldInfo, vt, wall time.Duration) {
-	fmt.Fprintf(w, "%s: %d ranks\n", describeWorld(info), info.Size)
-	all := max(1, t.Measurements.PairsTotal)
-	fmt.Fprintf(w, "rtt tree: %d switches, %d pairs measured of %d (%.1f%%), %d by procedure add, %d ping-pongs\n",
-		res.Tree.Switches(), res.Pairs, t.Measurements.PairsTotal, 100*float64(res.Pairs)/float64(all), res.AddMeasurements, res.Exchanges)
+// inferSummary is what 'infer' prints (its --json output).
+type inferSummary struct {
+	World                 string         `json:"world"`
+	Ranks                 int            `json:"ranks"`
+	TreeSwitches          int            `json:"tree_switches"`
+	PairsMeasured         int            `json:"pairs_measured"`
+	PairsTotal            int            `json:"pairs_total"`
+	AddMeasurements       int            `json:"add_measurements"`
+	PingPongs             int            `json:"ping_pongs"`
+	BandwidthMeasurements int            `json:"bandwidth_measurements,omitempty"`
+	BandwidthRounds       int            `json:"bandwidth_rounds,omitempty"`
+	Levels                []levelSummary `json:"levels"`
+	VirtualTimeS          float64        `json:"virtual_time_s,omitempty"`
+	WallTimeS             float64        `json:"wall_time_s"`
+	TopologyFile          string         `json:"topology_file"`
+}
+
+func summarizeInfer(t *topo.Topology, res live.Result, m *infer.BandwidthMap, info worldInfo, vt, wall time.Duration, out string) inferSummary {
+	s := inferSummary{World: describeWorld(info), Ranks: info.Size, TreeSwitches: res.Tree.Switches(), PairsMeasured: res.Pairs,
+		PairsTotal: t.Measurements.PairsTotal, AddMeasurements: res.AddMeasurements, PingPongs: res.Exchanges,
+		WallTimeS: wall.Seconds(), TopologyFile: out}
 	if m != nil {
-		fmt.Fprintf(w, "bandwidth map: %d pair measurements in %d parallel rounds\n", m.Measurements, len(m.Rounds))
+		s.BandwidthMeasurements, s.BandwidthRounds = m.Measurements, len(m.Rounds)
 	}
 	for _, l := range t.Levels {
-		fmt.Fprintf(w, "level %-20s %d groups\n", l.Name, len(l.Groups))
+		s.Levels = append(s.Levels, summarizeLevel(l))
 	}
 	if info.Kind == "sim" {
-		fmt.Fprintf(w, "virtual time %s, wall time %s\n", fmtDuration(vt), fmtDuration(wall))
+		s.VirtualTimeS = vt.Seconds()
+	}
+	return s
+}
+
+func printInferSummary(w io.Writer, s inferSummary) {
+	fmt.Fprintf(w, "%s: %d ranks\n", s.World, s.Ranks)
+	fmt.Fprintf(w, "rtt tree: %d switches, %d pairs measured of %d (%.1f%%), %d by procedure add, %d ping-pongs\n",
+		s.TreeSwitches, s.PairsMeasured, s.PairsTotal, 100*float64(s.PairsMeasured)/float64(max(1, s.PairsTotal)), s.AddMeasurements, s.PingPongs)
+	if s.BandwidthRounds > 0 {
+		fmt.Fprintf(w, "bandwidth map: %d pair measurements in %d parallel rounds\n", s.BandwidthMeasurements, s.BandwidthRounds)
+	}
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "LEVEL\tGROUPS\tSIZES (min/median/max)")
+	for _, l := range s.Levels {
+		fmt.Fprintf(tw, "%s\t%d\t%d/%d/%d\n", l.Name, l.Groups, l.MinSize, l.MedianSize, l.MaxSize)
+	}
+	tw.Flush()
+	wall := time.Duration(s.WallTimeS * float64(time.Second))
+	if s.VirtualTimeS > 0 {
+		fmt.Fprintf(w, "virtual time %s, wall time %s\n", fmtDuration(time.Duration(s.VirtualTimeS*float64(time.Second))), fmtDuration(wall))
 	} else {
 		fmt.Fprintf(w, "time %s\n", fmtDuration(wall))
 	}
+	fmt.Fprintf(w, "wrote %s\n", s.TopologyFile)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,6 +20,7 @@ func newLaunchCmd() *cobra.Command {
 		rsh         string
 		coordinator string
 		grace       time.Duration
+		prefix      string
 	)
 	cmd := &cobra.Command{
 		Use:   "launch -n N [--hostfile FILE] [--rsh CMD] [--coordinator HOST:PORT] [--] COMMAND [ARGS...]",
@@ -30,7 +32,14 @@ commands started this way find each other, authenticate, and connect a full
 mesh. COMMAND "netaware" means this very binary; any other program may be
 launched too (it sees the same variables).
 
-Output of every rank is forwarded line by line, prefixed with its rank: "[3] ...".
+Output of every rank is forwarded line by line as it comes (lines of two ranks
+never mix). With --prefix auto (the default), a stream (stdout, stderr) stays
+untouched while a single rank writes to it, so that a command only rank 0
+prints reads as if run alone; from the first line of a second rank on, every
+line of that stream carries its rank: "[3] ...". When the command has --json,
+stdout is never prefixed: 'launch ... --json | jq' gets the JSON untouched.
+--prefix always prefixes every line, never none.
+
 If a rank fails, the others are stopped (SIGTERM, then SIGKILL after --grace),
 and launch exits non-zero naming the rank that failed first. Ctrl-C is
 forwarded to every rank.
@@ -51,15 +60,28 @@ Examples:
 			if n < 1 {
 				return usagef("launch: -n %d: want at least 1 rank", n)
 			}
+			// After Ctrl-C, launch waits --grace for its ranks (netaware
+			// ranks stop within 2 s) before it kills them.
+			stopsItself.Store(true)
+			mode, err := launch.ParsePrefixMode(prefix)
+			if err != nil {
+				return usagef("launch: --prefix: %v", err)
+			}
+			stdoutMode := mode
+			if mode == launch.PrefixAuto && hasJSONFlag(args[1:]) {
+				stdoutMode = launch.PrefixNever
+			}
 			spec := launch.Spec{
-				N:           n,
-				Command:     args[0],
-				Args:        args[1:],
-				Rsh:         rsh,
-				Coordinator: coordinator,
-				Stdout:      cmd.OutOrStdout(),
-				Stderr:      cmd.ErrOrStderr(),
-				Grace:       grace,
+				StdoutPrefix: stdoutMode,
+				StderrPrefix: mode,
+				N:            n,
+				Command:      args[0],
+				Args:         args[1:],
+				Rsh:          rsh,
+				Coordinator:  coordinator,
+				Stdout:       cmd.OutOrStdout(),
+				Stderr:       cmd.ErrOrStderr(),
+				Grace:        grace,
 			}
 			if hostfile != "" {
 				f, err := os.Open(hostfile)
@@ -89,5 +111,19 @@ Examples:
 	f.StringVar(&rsh, "rsh", "ssh", "remote shell command for --hostfile, called as RSH HOST 'COMMAND LINE'")
 	f.StringVar(&coordinator, "coordinator", "", "host:port where rank 0 listens and every rank registers (default: chosen)")
 	f.DurationVar(&grace, "grace", 5*time.Second, "time stopped ranks get between SIGTERM/SIGINT and SIGKILL")
+	f.StringVar(&prefix, "prefix", "auto", "rank prefix \"[r] \" on forwarded lines: auto (once a second rank writes to the stream; never on stdout when the command has --json), always or never")
 	return cmd
+}
+
+// hasJSONFlag reports whether a command line asks for JSON output.
+func hasJSONFlag(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "--json" || strings.HasPrefix(a, "--json=") && a != "--json=false" {
+			return true
+		}
+	}
+	return false
 }

@@ -80,16 +80,25 @@ func launch8RanksBenchPingpong(t *testing.T, bin string) {
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("launch: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
 	}
-	// Only rank 0 prints; every line carries its prefix.
+	// Only rank 0 prints, and under --json its output passes untouched:
+	// what 'launch ... --json | jq' reads.
+	checkPingpongJSON(t, stdout.Bytes(), 8)
+	// --prefix always brings the prefixes back.
+	cmd = exec.Command(bin, append([]string{"launch", "-n", "2", "--prefix", "always", "--", "netaware"}, quickPingpong...)...)
+	cmd.Env = cleanEnv()
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("launch --prefix always: %v", err)
+	}
 	var js bytes.Buffer
-	for _, line := range strings.Split(strings.TrimRight(stdout.String(), "\n"), "\n") {
+	for _, line := range strings.Split(strings.TrimRight(string(out), "\n"), "\n") {
 		rest, ok := strings.CutPrefix(line, "[0] ")
 		if !ok {
-			t.Fatalf("line not from rank 0 or without prefix: %q", line)
+			t.Fatalf("--prefix always: line not from rank 0 or without prefix: %q", line)
 		}
 		js.WriteString(rest + "\n")
 	}
-	checkPingpongJSON(t, js.Bytes(), 8)
+	checkPingpongJSON(t, js.Bytes(), 2)
 }
 
 func launchReportsFailedRank(t *testing.T, bin string) {
@@ -100,7 +109,7 @@ func launchReportsFailedRank(t *testing.T, bin string) {
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitFailure {
 		t.Fatalf("exit: %v\n%s", err, out)
 	}
-	if !strings.Contains(string(out), "launch: rank 0 failed: exit status 1") || !strings.Contains(string(out), "[0] netaware: ") {
+	if !strings.Contains(string(out), "launch: rank 0 failed: exit status 1") || !strings.Contains(string(out), "netaware: rank 0 of 1: pingpong needs at least 2 ranks") {
 		t.Errorf("output does not name the failed rank:\n%s", out)
 	}
 }

@@ -1,12 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"netaware/internal/atomicfile"
 	"netaware/platform"
 	"netaware/topo"
 )
@@ -35,8 +36,6 @@ Examples:
   netaware platform validate mygrid.yaml other.yaml
   netaware platform truth fram-like --json > truth.json
   netaware platform export --simgrid dichev-n1 -o dichev-n1.xml`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newPlatformListCmd(), newPlatformShowCmd(), newPlatformValidateCmd(),
 		newPlatformTruthCmd(), newPlatformExportCmd())
@@ -120,7 +119,7 @@ func (f *platformPlacementFlags) apply(p *platform.Platform) (*platform.Platform
 }
 
 func newPlatformShowCmd() *cobra.Command {
-	var source bool
+	var source, asJSON bool
 	var pf *platformPlacementFlags
 	cmd := &cobra.Command{
 		Use:   "show NAME|FILE",
@@ -136,7 +135,8 @@ with its header comment citing where every number comes from).
 Examples:
   netaware platform show graphene
   netaware platform show fram-like --per-host 4 --order cyclic
-  netaware platform show zhu-2racks --source > my-racks.yaml`,
+  netaware platform show zhu-2racks --source > my-racks.yaml
+  netaware platform show dichev-n1 --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if source {
@@ -154,10 +154,14 @@ Examples:
 			if p, err = pf.apply(p); err != nil {
 				return err
 			}
+			if asJSON {
+				return platformJSON(cmd.OutOrStdout(), summarizePlatform(p))
+			}
 			return platformShow(cmd.OutOrStdout(), p)
 		},
 	}
 	cmd.Flags().BoolVar(&source, "source", false, "print the platform file instead of a summary")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the summary as JSON (times in seconds, bandwidths in bytes per second)")
 	pf = addPlatformPlacementFlags(cmd)
 	return cmd
 }
@@ -194,14 +198,10 @@ func platformShow(w io.Writer, p *platform.Platform) error {
 
 	fmt.Fprintf(w, "\nhosts by switch:\n")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	for i := 0; i < len(hosts); {
-		j := i
-		for j < len(hosts) && hosts[j].Switch == hosts[i].Switch && hosts[j].Type == hosts[i].Type && hosts[j].Link == hosts[i].Link {
-			j++
-		}
-		fmt.Fprintf(tw, "  %s\t%d host(s) %s..%s\ttype %s\tlink %s %s%s\n", hosts[i].Switch, j-i, hosts[i].Name, hosts[j-1].Name,
-			hosts[i].Type.Name, platform.FormatBandwidth(hosts[i].Link.BandwidthBps), platform.FormatTime(hosts[i].Link.LatencyS), platformDuplexNote(hosts[i].Link))
-		i = j
+	for _, r := range platformHostRuns(hosts) {
+		h := r[0]
+		fmt.Fprintf(tw, "  %s\t%d host(s) %s..%s\ttype %s\tlink %s %s%s\n", h.Switch, len(r), h.Name, r[len(r)-1].Name,
+			h.Type.Name, platform.FormatBandwidth(h.Link.BandwidthBps), platform.FormatTime(h.Link.LatencyS), platformDuplexNote(h.Link))
 	}
 	tw.Flush()
 
@@ -235,6 +235,136 @@ func platformShow(w io.Writer, p *platform.Platform) error {
 	fmt.Fprintf(w, "\nground truth:\n")
 	platformWriteLevels(w, p.Truth())
 	return nil
+}
+
+// platformHostRuns cuts the hosts into runs of consecutive hosts on one
+// switch with one type and one link.
+func platformHostRuns(hosts []platform.Host) [][]platform.Host {
+	var runs [][]platform.Host
+	for i := 0; i < len(hosts); {
+		j := i
+		for j < len(hosts) && hosts[j].Switch == hosts[i].Switch && hosts[j].Type == hosts[i].Type && hosts[j].Link == hosts[i].Link {
+			j++
+		}
+		runs = append(runs, hosts[i:j])
+		i = j
+	}
+	return runs
+}
+
+// platformSummary is 'platform show --json': what the text summary says,
+// times in seconds and bandwidths in bytes per second.
+type platformSummary struct {
+	Name        string               `json:"name"`
+	File        string               `json:"file"`
+	Description string               `json:"description,omitempty"`
+	Hosts       int                  `json:"hosts"`
+	Switches    int                  `json:"switches"`
+	Ranks       int                  `json:"ranks"`
+	PerHost     string               `json:"per_host"`
+	Order       string               `json:"order"`
+	Resources   int                  `json:"shared_resources"`
+	HostTypes   []platformHostType   `json:"host_types"`
+	HostGroups  []platformHostGroup  `json:"hosts_by_switch"`
+	SwitchLinks []platformSwitchLink `json:"switch_links"`
+	Noise       struct {
+		Seed            int64   `json:"seed"`
+		LatencyJitter   float64 `json:"latency_jitter"`
+		BandwidthJitter float64 `json:"bandwidth_jitter"`
+	} `json:"noise"`
+	TCP struct {
+		CrossTraffic float64 `json:"crosstraffic"`
+		WindowBytes  int64   `json:"window_bytes,omitempty"`
+	} `json:"tcp"`
+	Routes struct {
+		Scope          string  `json:"scope"`
+		LatencyMinS    float64 `json:"latency_min_s"`
+		LatencyMedianS float64 `json:"latency_median_s"`
+		LatencyMaxS    float64 `json:"latency_max_s"`
+		HopsMin        int     `json:"hops_min"`
+		HopsMax        int     `json:"hops_max"`
+		BottleneckMin  float64 `json:"bottleneck_min_Bps"`
+		BottleneckMax  float64 `json:"bottleneck_max_Bps"`
+	} `json:"routes"`
+	Truth []platformTruthLevel `json:"truth"`
+}
+
+type platformLink struct {
+	BandwidthBps float64 `json:"bandwidth_Bps"`
+	LatencyS     float64 `json:"latency_s"`
+	HalfDuplex   bool    `json:"half_duplex,omitempty"`
+}
+
+type platformHostType struct {
+	Name           string        `json:"name"`
+	Sockets        int           `json:"sockets"`
+	CoresPerSocket int           `json:"cores_per_socket"`
+	IntraSocket    *platformLink `json:"intra_socket,omitempty"`
+	InterSocket    *platformLink `json:"inter_socket,omitempty"`
+	OverheadSendS  float64       `json:"overhead_send_s,omitempty"`
+	OverheadRecvS  float64       `json:"overhead_recv_s,omitempty"`
+}
+
+type platformHostGroup struct {
+	Switch string       `json:"switch"`
+	Count  int          `json:"count"`
+	First  string       `json:"first"`
+	Last   string       `json:"last"`
+	Type   string       `json:"type"`
+	Link   platformLink `json:"link"`
+}
+
+type platformSwitchLink struct {
+	A    string       `json:"a"`
+	B    string       `json:"b"`
+	Link platformLink `json:"link"`
+}
+
+type platformTruthLevel struct {
+	Name   string `json:"name"`
+	Groups int    `json:"groups"`
+	Sizes  string `json:"sizes"` // "4x16, 1x5": count x size
+}
+
+func toPlatformLink(l *platform.LinkSpec) *platformLink {
+	if l == nil {
+		return nil
+	}
+	return &platformLink{l.BandwidthBps, l.LatencyS, l.HalfDuplex}
+}
+
+func summarizePlatform(p *platform.Platform) platformSummary {
+	hosts := p.Hosts()
+	perHost, order := p.Placement()
+	s := platformSummary{Name: p.Name, File: p.File, Description: p.Description, Hosts: len(hosts), Switches: len(p.Switches()),
+		Ranks: p.NumRanks(), PerHost: strconv.Itoa(perHost), Order: order, Resources: len(p.Resources())}
+	n := p.Noise()
+	s.Noise.Seed, s.Noise.LatencyJitter, s.Noise.BandwidthJitter = n.Seed, n.LatencyJitter, n.BandwidthJitter
+	if perHost == platform.PerHostCores {
+		s.PerHost = "cores"
+	}
+	for _, t := range p.HostTypes() {
+		s.HostTypes = append(s.HostTypes, platformHostType{Name: t.Name, Sockets: t.Sockets, CoresPerSocket: t.CoresPerSocket,
+			IntraSocket: toPlatformLink(t.IntraSocket), InterSocket: toPlatformLink(t.InterSocket),
+			OverheadSendS: t.Overhead.SendS, OverheadRecvS: t.Overhead.RecvS})
+	}
+	for _, r := range platformHostRuns(hosts) {
+		h := r[0]
+		s.HostGroups = append(s.HostGroups, platformHostGroup{h.Switch, len(r), h.Name, r[len(r)-1].Name, h.Type.Name, *toPlatformLink(&h.Link)})
+	}
+	for _, l := range p.Links() {
+		s.SwitchLinks = append(s.SwitchLinks, platformSwitchLink{l.A, l.B, *toPlatformLink(&l.LinkSpec)})
+	}
+	tcp := p.TCP()
+	s.TCP.CrossTraffic, s.TCP.WindowBytes = tcp.CrossTraffic, tcp.WindowBytes
+	rs := platformRouteSummary(p)
+	r := &s.Routes
+	r.Scope, r.LatencyMinS, r.LatencyMedianS, r.LatencyMaxS = rs.scope, rs.lat[0], rs.lat[1], rs.lat[2]
+	r.HopsMin, r.HopsMax, r.BottleneckMin, r.BottleneckMax = rs.hopsMin, rs.hopsMax, rs.bwMin, rs.bwMax
+	for _, l := range p.Truth() {
+		s.Truth = append(s.Truth, platformTruthLevel{l.Name, len(l.Groups), platformGroupSizes(l.Groups)})
+	}
+	return s
 }
 
 func platformDuplexNote(l platform.LinkSpec) string {
@@ -365,7 +495,7 @@ func newPlatformTruthCmd() *cobra.Command {
 		Long: `Truth prints the levels discovery is judged against, finest first: socket,
 host, switch, the cuts of the routed switch tree, the file's truth: levels, and
 all (docs/platforms.md gives the exact rule). With --json it prints a
-topology.json document (TOPOLOGY.md) with the ranks' host/socket/core and the
+topology.json document (docs/topology-format.md) with the ranks' host/socket/core and the
 levels, which 'netaware topo compare --truth' also accepts.
 
 Examples:
@@ -435,7 +565,11 @@ Example:
 			if out == "" || out == "-" {
 				return p.WriteSimGrid(cmd.OutOrStdout())
 			}
-			return platformWriteAtomic(out, p.WriteSimGrid)
+			if err := platformWriteAtomic(out, p.WriteSimGrid); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", out)
+			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&simgrid, "simgrid", false, "write a SimGrid platform XML file")
@@ -443,25 +577,14 @@ Example:
 	return cmd
 }
 
-// platformWriteAtomic writes through a temporary file and renames it, so that a
-// failed export never leaves a truncated file behind.
+// platformWriteAtomic writes what write produces to path, all or nothing,
+// so that a failed export never leaves a truncated file behind.
 func platformWriteAtomic(path string, write func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := write(tmp); err != nil {
-		tmp.Close()
+	var buf bytes.Buffer
+	if err := write(&buf); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.WriteFile(path, buf.Bytes())
 }
 
 func platformJSON(w io.Writer, v any) error {

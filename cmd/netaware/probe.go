@@ -181,8 +181,11 @@ func (cf *campaignFlags) spec(size int, levels []topo.Level) (probe.ScheduleSpec
 	}
 	for _, r := range ranks {
 		if r >= size {
-			return probe.ScheduleSpec{}, fmt.Errorf("--ranks: rank %d, but the world has %d ranks", r, size)
+			return probe.ScheduleSpec{}, usagef("--ranks: rank %d, but the world has %d ranks", r, size)
 		}
+	}
+	if len(ranks) < 2 {
+		return probe.ScheduleSpec{}, usagef("%d rank(s) to measure make no pair: a pair probe needs at least two ranks", len(ranks))
 	}
 	spec := probe.ScheduleSpec{Mode: cf.schedule, Ranks: ranks}
 	switch cf.schedule {
@@ -312,6 +315,7 @@ func (k *checkpointer) save(ds *probe.Dataset, final bool) error {
 	if !final && (now.Sub(k.last) < k.interval || now.Sub(k.last) < 2*k.cost) {
 		return nil
 	}
+	ds.Check() // the file carries its implausible values' warnings
 	if err := ds.Save(k.path); err != nil {
 		return err
 	}
@@ -444,8 +448,10 @@ Example:
 			}
 			cp.Bandwidth = probe.BandwidthParams{Bytes: b, Reps: reps}
 		}
-		if _, err := parseRankList(cf.ranks); err != nil {
+		if rs, err := parseRankList(cf.ranks); err != nil {
 			return usagef("--ranks: %v", err)
+		} else if rs != nil && len(rs) < 2 {
+			return usagef("--ranks %q: one rank makes no pair: give at least two", cf.ranks)
 		}
 		levels, err := cf.levels()
 		if err != nil {
@@ -486,7 +492,26 @@ func runPairCampaign(cmd *cobra.Command, cf *campaignFlags, cp *probe.Campaign, 
 	if ds == nil {
 		return nil // not rank 0 of a TCP world
 	}
+	warnImplausible(stderr, ds, cf.out)
 	return printCampaign(stdout, cf, cp.Kind, ds, info, time.Since(wallStart))
+}
+
+// maxWarnings bounds the implausible values listed on stderr; the dataset
+// marks all of them.
+const maxWarnings = 10
+
+// warnImplausible marks the dataset's implausible values (see
+// probe.Dataset.Check; --json output and the file carry them as
+// "warnings") and lists them on stderr.
+func warnImplausible(w io.Writer, ds *probe.Dataset, file string) {
+	lines := ds.Check()
+	for i, l := range lines {
+		if i == maxWarnings {
+			fmt.Fprintf(w, "netaware: warning: %d more implausible values; every one is listed under \"warnings\" in %s\n", len(lines)-maxWarnings, file)
+			break
+		}
+		fmt.Fprintf(w, "netaware: warning: implausible measurement: %s\n", l)
+	}
 }
 
 func printCampaign(w io.Writer, cf *campaignFlags, kind string, ds *probe.Dataset, info worldInfo, wall time.Duration) error {
@@ -619,6 +644,9 @@ Example:
 		nodeList, err := parseRankList(nodes)
 		if err != nil {
 			return usagef("--nodes: %v", err)
+		}
+		if nodeList != nil && len(nodeList) < 2 {
+			return usagef("--nodes %q: one node has no link to draw: give at least two", nodes)
 		}
 		params := probe.PatternParams{Bytes: b, MaxIter: maxIter, CIWidth: ci}
 		cf := &campaignFlags{wf: wf, out: out}
@@ -765,7 +793,11 @@ Example:
 		for _, id := range ids {
 			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t\n", id.Rank, id.Host, optInt(id.Socket), optInt(id.Core), id.PID)
 		}
-		return tw.Flush()
+		if err := tw.Flush(); err != nil || out == "" {
+			return err
+		}
+		_, err = fmt.Fprintf(cmd.OutOrStdout(), "wrote the identities into %s\n", out)
+		return err
 	}
 	return cmd
 }

@@ -27,7 +27,10 @@ var subcommands []func() *cobra.Command
 func register(f func() *cobra.Command) { subcommands = append(subcommands, f) }
 
 func newRootCmd() *cobra.Command {
-	var logLevel string
+	var (
+		logLevel string
+		prof     profiling
+	)
 	root := &cobra.Command{
 		Use:   "netaware",
 		Short: "Discover how processes are connected, model the network, tune collectives",
@@ -43,9 +46,16 @@ a coordinator address).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			return setupLogging(logLevel)
+			if err := setupLogging(logLevel); err != nil {
+				return err
+			}
+			return prof.start()
+		},
+		PersistentPostRunE: func(cmd *cobra.Command, args []string) error {
+			return prof.stop()
 		},
 	}
+	prof.flags(root)
 	root.PersistentFlags().StringVar(&logLevel, "log-level", "warn", "log level: debug, info, warn or error (logs go to stderr)")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return &usageError{fmt.Errorf("%s: %w (see '%s --help')", cmd.CommandPath(), err, cmd.CommandPath())}
@@ -53,8 +63,59 @@ a coordinator address).`,
 	for _, f := range subcommands {
 		root.AddCommand(f())
 	}
+	root.SetHelpCommand(&cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			target, rest, err := root.Find(args)
+			if err != nil || len(rest) > 0 {
+				return usagef("help: no command %q (see 'netaware --help')", strings.Join(args, " "))
+			}
+			return target.Help()
+		},
+	})
+	// Added now rather than by Execute, so that the walk below sees it.
+	root.InitDefaultCompletionCmd()
+	refuseUnknownSubcommands(root)
 	wrapArgs(root)
 	return root
+}
+
+// refuseUnknownSubcommands makes every command that groups subcommands
+// reject a word that names none of them: left alone, cobra prints the
+// group's help and exits 0 for "netaware probe bogus", so a typo in a
+// script would pass unnoticed. Without a word the group prints its help.
+func refuseUnknownSubcommands(c *cobra.Command) {
+	if !c.HasSubCommands() {
+		return
+	}
+	if c.Args == nil {
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return nil
+			}
+			msg := fmt.Sprintf("unknown command %q", args[0])
+			if cmd.SuggestionsMinimumDistance <= 0 {
+				cmd.SuggestionsMinimumDistance = 2
+			}
+			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+				msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(s, " or "))
+			}
+			var names []string
+			for _, sub := range cmd.Commands() {
+				if sub.IsAvailableCommand() {
+					names = append(names, sub.Name())
+				}
+			}
+			return fmt.Errorf("%s; its commands are %s", msg, strings.Join(names, ", "))
+		}
+	}
+	if c.Run == nil && c.RunE == nil {
+		c.RunE = func(cmd *cobra.Command, args []string) error { return cmd.Help() }
+	}
+	for _, sub := range c.Commands() {
+		refuseUnknownSubcommands(sub)
+	}
 }
 
 // wrapArgs makes positional-argument errors usage errors on every command.

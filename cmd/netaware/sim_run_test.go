@@ -22,7 +22,7 @@ func TestSimRunRunsACommandOnThePlatform(t *testing.T) {
 			t.Errorf("output lacks host %s:\n%s", host, out.String())
 		}
 	}
-	if code := run([]string{"sim", "run", "--", "probe", "identity"}); code != exitUsage {
+	if _, _, code := runCLI(t, "sim", "run", "--", "probe", "identity"); code != exitUsage {
 		t.Errorf("sim run without --platform exited %d, want %d", code, exitUsage)
 	}
 }

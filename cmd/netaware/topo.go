@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"netaware/internal/atomicfile"
 	"netaware/metrics"
 	"netaware/platform"
 	"netaware/topo"
@@ -25,7 +26,7 @@ func newTopoCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "topo",
 		Short: "Convert, show and score topology files",
-		Long: `Work with topology.json files (the format of TOPOLOGY.md) that discovery writes.
+		Long: `Work with topology.json files (the format of docs/topology-format.md) that discovery writes.
 
   convert  write a topology as Graphviz DOT, a Slurm topology.conf, an MPICH
            coordinates file, an LGate group file, a text tree or JSON; read
@@ -47,6 +48,17 @@ See docs/topology-files.md for the formats.`,
 var topoFormats = []string{"json", "dot", "slurm", "slurm-yaml", "mpich-coords", "lgate", "text"}
 var topoInputFormats = []string{"json", "lgate", "slurm", "mpich-coords"}
 
+// topoFormatAliases are other names accepted for a format.
+var topoFormatAliases = map[string]string{"mpich": "mpich-coords", "graphviz": "dot"}
+
+// canonicalFormat is the format name (or alias) in its listed spelling.
+func canonicalFormat(name string) string {
+	if c, ok := topoFormatAliases[strings.ToLower(name)]; ok {
+		return c
+	}
+	return strings.ToLower(name)
+}
+
 func newTopoConvertCmd() *cobra.Command {
 	var to, from, out, hostsFrom string
 	cmd := &cobra.Command{
@@ -56,7 +68,7 @@ func newTopoConvertCmd() *cobra.Command {
 it in another format, to standard output or atomically to -o OUT.
 
 Output formats (--to):
-  json          topology.json (TOPOLOGY.md), validated and laid out one item a line
+  json          topology.json (docs/topology-format.md), validated and laid out one item a line
   dot           Graphviz: the inferred tree when there is one, else the levels as
                 nested clusters (render with 'dot -Tsvg')
   slurm         topology.conf for Slurm's topology/tree plugin; ranks are collapsed
@@ -64,7 +76,7 @@ Output formats (--to):
   slurm-yaml    topology.yaml for Slurm 24.11 and later: the same switch tree
                 (cluster default) and a block topology of the leaf switches
   mpich-coords  the file MPICH reads from MPIR_CVAR_COORDINATES_FILE
-                ("rank: group_id switch_id port")
+                ("rank: group_id switch_id port"); "mpich" for short
   lgate         the nested cluster/group file of the LGate test harness (seed 003)
   text          the tree 'netaware topo show' prints
 
@@ -83,6 +95,7 @@ Input formats (--from):
 			if to == "" {
 				return usagef("topo convert needs --to FORMAT (%s)", strings.Join(topoFormats, ", "))
 			}
+			to, from = canonicalFormat(to), canonicalFormat(from)
 			if !slices.Contains(topoFormats, to) {
 				return usagef("--to %q: want one of %s", to, strings.Join(topoFormats, ", "))
 			}
@@ -107,12 +120,16 @@ Input formats (--from):
 				_, err := cmd.OutOrStdout().Write(buf.Bytes())
 				return err
 			}
-			return topo.WriteFileAtomic(out, buf.Bytes())
+			if err := atomicfile.WriteFile(out, buf.Bytes()); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", out)
+			return nil
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&to, "to", "", "output format: "+strings.Join(topoFormats, ", "))
-	f.StringVar(&from, "from", "json", "input format: "+strings.Join(topoInputFormats, ", "))
+	f.StringVar(&to, "to", "", "output format: "+strings.Join(topoFormats, ", ")+" (mpich is mpich-coords)")
+	f.StringVar(&from, "from", "json", "input format: "+strings.Join(topoInputFormats, ", ")+" (mpich is mpich-coords)")
 	f.StringVarP(&out, "output", "o", "", "write to this file (atomically) instead of standard output")
 	f.StringVar(&hostsFrom, "hosts-from", "", "with --from slurm: topology.json giving each rank's host name")
 	return cmd
@@ -166,8 +183,45 @@ func writeTopologyAs(w io.Writer, t *topo.Topology, format string) error {
 	return fmt.Errorf("unknown format %q", format)
 }
 
+// topoSummary is 'topo show --json': the summary part of the text (the
+// nested groups and the tree are the file itself, see 'topo convert').
+type topoSummary struct {
+	File         string             `json:"file"`
+	Ranks        int                `json:"ranks"`
+	Hosts        int                `json:"hosts,omitempty"`
+	Levels       []levelSummary     `json:"levels"`
+	Method       *topo.Method       `json:"method,omitempty"`
+	Measurements *topo.Measurements `json:"measurements,omitempty"`
+	TreeSwitches int                `json:"tree_switches,omitempty"`
+	TreeEdges    int                `json:"tree_edges,omitempty"`
+}
+
+func summarizeTopology(file string, t *topo.Topology) topoSummary {
+	s := topoSummary{File: file, Ranks: t.Size, Method: t.Method, Measurements: t.Measurements}
+	hosts := map[string]bool{}
+	for _, r := range t.Ranks {
+		if r.Host != "" {
+			hosts[r.Host] = true
+		}
+	}
+	s.Hosts = len(hosts)
+	for _, l := range t.Levels {
+		s.Levels = append(s.Levels, summarizeLevel(l))
+	}
+	if t.Tree != nil {
+		for _, n := range t.Tree.Nodes {
+			if n.Rank == nil {
+				s.TreeSwitches++
+			}
+		}
+		s.TreeEdges = len(t.Tree.Edges)
+	}
+	return s
+}
+
 func newTopoShowCmd() *cobra.Command {
-	return &cobra.Command{
+	var asJSON bool
+	cmd := &cobra.Command{
 		Use:   "show FILE",
 		Short: "Print a topology.json as a tree with a level summary",
 		Long: `Show prints what a topology.json says, for people: how many ranks, hosts and
@@ -176,16 +230,22 @@ sizes, the groups nested from coarsest to finest with rank ranges and host names
 and the inferred tree (rooted at its center) with each edge's one-way latency and
 bandwidth.`,
 		Example: `  netaware topo show topology.json
-  netaware topo show topology.json | less`,
+  netaware topo show topology.json | less
+  netaware topo show topology.json --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			t, err := topo.ReadFile(args[0])
 			if err != nil {
 				return err
 			}
+			if asJSON {
+				return probeWriteJSON(cmd.OutOrStdout(), summarizeTopology(args[0], t))
+			}
 			return t.WriteText(cmd.OutOrStdout())
 		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the summary (ranks, hosts, levels, method, cost) as JSON")
+	return cmd
 }
 
 // compareReport is the --json output of topo compare.

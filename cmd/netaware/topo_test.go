@@ -53,6 +53,26 @@ func TestTopoConvertEveryFormat(t *testing.T) {
 	}
 }
 
+func TestTopoConvertFormatAliases(t *testing.T) {
+	for alias, format := range map[string]string{"mpich": "mpich-coords", "MPICH": "mpich-coords", "graphviz": "dot"} {
+		want, err := runTopoCLI(t, "topo", "convert", exampleTopology, "--to", format)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := runTopoCLI(t, "topo", "convert", exampleTopology, "--to", alias)
+		if err != nil || got != want {
+			t.Errorf("--to %s: %v, output differs from --to %s:\n%s", alias, err, format, got)
+		}
+	}
+	coords := filepath.Join(t.TempDir(), "coords.txt")
+	if _, err := runTopoCLI(t, "topo", "convert", exampleTopology, "--to", "mpich", "-o", coords); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runTopoCLI(t, "topo", "convert", coords, "--from", "mpich", "--to", "json"); err != nil {
+		t.Errorf("--from mpich: %v", err)
+	}
+}
+
 func TestTopoConvertToFileAndBack(t *testing.T) {
 	dir := t.TempDir()
 	lg := filepath.Join(dir, "groups.lgate")

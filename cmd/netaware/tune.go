@@ -1,9 +1,10 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -238,7 +239,7 @@ func algorithmList() string {
 func newTuneBcastCmd() *cobra.Command {
 	var f bcastFlags
 	var out string
-	var quiet bool
+	var quiet, asJSON bool
 	cmd := &cobra.Command{
 		Use:   "bcast",
 		Short: "Tune MPI_Bcast: best algorithm per message size, as decision table and MPI rule files",
@@ -280,7 +281,11 @@ Example:
 				return usagef("--out DIR is required")
 			}
 			w := cmd.OutOrStdout()
-			s, err := f.setup(w)
+			info := w // lines around the table; on stderr under --json
+			if asJSON {
+				info = cmd.ErrOrStderr()
+			}
+			s, err := f.setup(info)
 			if err != nil {
 				return err
 			}
@@ -288,14 +293,17 @@ Example:
 			if !quiet {
 				cfg.Progress = progress(cmd.ErrOrStderr(), len(s.algs)*max(len(s.commSizes), 1))
 			}
-			fmt.Fprintf(w, "platform %s: %d ranks; %d algorithm configurations x %d sizes, %d+%d repetitions each\n",
+			fmt.Fprintf(info, "platform %s: %d ranks; %d algorithm configurations x %d sizes, %d+%d repetitions each\n",
 				s.p.Name, s.p.NumRanks(), len(s.algs), len(s.sizes), f.warmup, f.reps)
-			ms, err := tune.Run(context.Background(), cfg, s.algs)
-			if err != nil {
-				return err
-			}
+			ms, err := tune.Run(cmd.Context(), cfg, s.algs)
 			rep := &tune.Report{Version: tune.ReportVersion, Platform: s.p.Name, Ranks: s.p.NumRanks(), TopologySource: s.topoSource,
 				Reps: f.reps, Warmup: f.warmup, SizesBytes: s.sizes, Measurements: ms}
+			if err != nil {
+				if cmd.Context().Err() != nil && len(ms) > 0 {
+					keepPartialTune(info, out, rep)
+				}
+				return err
+			}
 			header := []string{
 				fmt.Sprintf("netaware tune bcast: platform %s, %d ranks, topology: %s", s.p.Name, s.p.NumRanks(), s.topoSource),
 				"use: mpirun --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename THIS_FILE",
@@ -308,6 +316,10 @@ Example:
 			if err != nil {
 				return err
 			}
+			if asJSON {
+				return probeWriteJSON(w, tuneSummary{Platform: rep.Platform, Ranks: rep.Ranks, TopologySource: rep.TopologySource,
+					Choices: rep.Choices, Files: files})
+			}
 			printChoices(w, rep)
 			for _, f := range files {
 				fmt.Fprintf(w, "wrote %s\n", f)
@@ -318,7 +330,33 @@ Example:
 	f.register(cmd, "1,1KiB,16KiB,64KiB,256KiB,1MiB,4MiB")
 	cmd.Flags().StringVar(&out, "out", "", "directory for the decision table, rule files and bench.json (required)")
 	cmd.Flags().BoolVar(&quiet, "quiet", false, "no progress bar")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the choices and the files written as JSON (bench.json has every measurement)")
 	return cmd
+}
+
+// tuneSummary is 'tune bcast --json': the table of choices and the files.
+type tuneSummary struct {
+	Platform       string        `json:"platform"`
+	Ranks          int           `json:"ranks"`
+	TopologySource string        `json:"topology_source"`
+	Choices        []tune.Choice `json:"choices"`
+	Files          []string      `json:"files"`
+}
+
+// keepPartialTune writes the measurements of an interrupted 'tune bcast'
+// to DIR/bench.partial.json, apart from the files of a finished run (which
+// it leaves alone): no decision is made from a part of the algorithms.
+func keepPartialTune(w io.Writer, dir string, rep *tune.Report) {
+	path := filepath.Join(dir, "bench.partial.json")
+	err := os.MkdirAll(dir, 0o755)
+	if err == nil {
+		err = rep.WriteFile(path)
+	}
+	if err != nil {
+		fmt.Fprintf(w, "interrupted: could not keep the %d measurements: %v\n", len(rep.Measurements), err)
+		return
+	}
+	fmt.Fprintf(w, "interrupted: kept the %d measurements finished in %s (no decision made)\n", len(rep.Measurements), path)
 }
 
 func fmtBytes(n int) string {

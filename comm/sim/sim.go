@@ -383,8 +383,13 @@ type rank struct {
 	blocked bool     // waiting for the baton
 	waiting *request // the request a Wait blocks on, for the deadlock report
 	busy    float64  // the rank's CPU is busy with message overheads until then
-	done    bool
-	err     error
+	// lastFrom and lastCopy are the sender buffer of the last eager
+	// message and its copy (eagerCopy), held by lastRefs messages.
+	lastFrom *byte
+	lastCopy []byte
+	lastRefs int
+	done     bool
+	err      error
 }
 
 func (r *rank) main(ctx context.Context, body func(ctx context.Context, c comm.Comm) error) {

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"netaware/probe"
+)
+
+// runCLI runs a command line in this process as main does and returns its
+// output and exit code.
+func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = run(context.Background(), args, &out, &errOut)
+	return out.String(), errOut.String(), code
+}
+
+// groups returns the command paths (without "netaware") of every command
+// that has subcommands, the root included.
+func groups(c *cobra.Command, path []string) [][]string {
+	if !c.HasSubCommands() {
+		return nil
+	}
+	all := [][]string{path}
+	for _, sub := range c.Commands() {
+		all = append(all, groups(sub, append(append([]string{}, path...), sub.Name()))...)
+	}
+	return all
+}
+
+func TestUnknownSubcommandIsUsageError(t *testing.T) {
+	paths := groups(newRootCmd(), nil)
+	names := map[string]bool{}
+	for _, p := range paths {
+		names[strings.Join(p, " ")] = true
+	}
+	// The groups the issue names must be among those walked, so that the
+	// walk cannot silently miss them.
+	for _, want := range []string{"", "probe", "topo", "sim", "bench", "tune", "platform", "completion"} {
+		if !names[want] {
+			t.Fatalf("command group %q not found among %v", want, paths)
+		}
+	}
+	for _, p := range paths {
+		name := strings.Join(append([]string{"netaware"}, p...), " ")
+		t.Run(name, func(t *testing.T) {
+			stdout, stderr, code := runCLI(t, append(append([]string{}, p...), "bogus")...)
+			if code != exitUsage {
+				t.Errorf("%s bogus: exit %d, want %d (stdout %q)", name, code, exitUsage, stdout)
+			}
+			if !strings.Contains(stderr, `unknown command "bogus"`) || !strings.HasPrefix(stderr, name) {
+				t.Errorf("%s bogus: stderr %q does not name the command and the word", name, stderr)
+			}
+			if stdout != "" {
+				t.Errorf("%s bogus printed help to stdout: %.100q", name, stdout)
+			}
+			// Without a word, a group prints its help and succeeds.
+			if p != nil {
+				stdout, _, code = runCLI(t, p...)
+				if code != exitOK || !strings.Contains(stdout, "Usage:") {
+					t.Errorf("%s: exit %d, output %.100q; want its help and exit 0", name, code, stdout)
+				}
+			}
+		})
+	}
+}
+
+func TestUnknownSubcommandSuggests(t *testing.T) {
+	_, stderr, code := runCLI(t, "topo", "shw")
+	if code != exitUsage || !strings.Contains(stderr, "did you mean show?") {
+		t.Errorf("topo shw: exit %d, stderr %q", code, stderr)
+	}
+	_, stderr, code = runCLI(t, "help", "probe", "bogus")
+	if code != exitUsage || !strings.Contains(stderr, `no command "probe bogus"`) {
+		t.Errorf("help probe bogus: exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestEmptyRankSetIsUsageError(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"probe", "rtt", "--local", "4", "--ranks", "0"}, "one rank makes no pair"},
+		{[]string{"probe", "rtt", "--local", "4", "--ranks", "2-2"}, "one rank makes no pair"},
+		{[]string{"probe", "plogp", "--local", "4", "--ranks", ","}, "bad rank"},
+		{[]string{"probe", "rtt", "--local", "4", "--ranks", "1,7"}, "rank 7, but the world has 4 ranks"},
+		{[]string{"probe", "rtt", "--local", "1"}, "1 rank(s) to measure make no pair"},
+		{[]string{"probe", "pattern", "--local", "4", "--nodes", "3", "--random", "2"}, "one node has no link"},
+	} {
+		dir := t.TempDir()
+		args := append(append([]string{}, tc.args...), "--out", dir+"/d.json")
+		_, stderr, code := runCLI(t, args...)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// TestOutputFilesAre0644: every file a command writes is readable by all,
+// the dataset too (it came out 0600 while topology.json was 0644), under a
+// strict umask as well.
+func TestOutputFilesAre0644(t *testing.T) {
+	old := syscall.Umask(0o077)
+	defer syscall.Umask(old)
+	dir := t.TempDir()
+	truth, _, code := runCLI(t, "platform", "truth", "zhu-2racks", "--json")
+	in := filepath.Join(t.TempDir(), "truth.json")
+	if err := os.WriteFile(in, []byte(truth), 0o600); code != exitOK || err != nil {
+		t.Fatalf("platform truth: exit %d, %v", code, err)
+	}
+	for _, args := range [][]string{
+		{"probe", "rtt", "--platform", "zhu-2racks", "--ranks", "0-3", "--out", filepath.Join(dir, "dataset.json"), "-q"},
+		{"platform", "export", "--simgrid", "zhu-2racks", "-o", filepath.Join(dir, "zhu.xml")},
+		{"topo", "convert", in, "--to", "json", "-o", filepath.Join(dir, "topology.json")},
+		{"topo", "convert", in, "--to", "dot", "-o", filepath.Join(dir, "topology.dot")},
+	} {
+		if _, stderr, code := runCLI(t, args...); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) != 4 {
+		t.Fatalf("%d files (%v), want 4", len(entries), err)
+	}
+	for _, e := range entries {
+		info, _ := e.Info()
+		if info.Mode().Perm() != 0o644 {
+			t.Errorf("%s: mode %v, want 0644", e.Name(), info.Mode().Perm())
+		}
+	}
+}
+
+// TestWarnImplausibleListsAndBounds: implausible values go to stderr, ten
+// at most, then a line saying where all of them are marked.
+func TestWarnImplausibleListsAndBounds(t *testing.T) {
+	ds := &probe.Dataset{World: probe.World{Kind: "local", Size: 13}, PLogP: &probe.PLogPSection{}}
+	for b := 1; b <= 12; b++ {
+		ds.PLogP.Pairs = append(ds.PLogP.Pairs, probe.PairResult[probe.PLogPResult]{A: 0, B: b,
+			Result: probe.PLogPResult{LS: -2.719e-6, G0S: 1e-6, Sizes: []probe.PLogPSize{{RTT: probe.Summary{Mean: 1e-5, Min: 1e-5}, GS: 1e-6}}}})
+	}
+	var buf bytes.Buffer
+	warnImplausible(&buf, ds, "d.json")
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	if len(lines) != 11 || lines[0] != "netaware: warning: implausible measurement: plogp 0->1: L = -2.719e-06 s < 0" ||
+		lines[10] != `netaware: warning: 2 more implausible values; every one is listed under "warnings" in d.json` {
+		t.Errorf("stderr:\n%s", buf.String())
+	}
+	if w := ds.PLogP.Pairs[11].Warnings; len(w) != 1 {
+		t.Errorf("pair 0->12 not marked: %q", w)
+	}
+}

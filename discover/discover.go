@@ -194,8 +194,11 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 		if tree, err = live.Infer(ctx, sub, opt.RTT); err != nil {
 			return nil, fmt.Errorf("discover: rtt tree: %w", err)
 		}
-		if tree.Tree, err = refineTree(ctx, sub, tree); err != nil {
-			return nil, fmt.Errorf("discover: rtt tree: %w", err)
+		if sub.Rank() == 0 {
+			// Only the first rank holds every measurement of the
+			// inference, and only it uses the tree from here on (the
+			// bandwidth map's schedule, the levels).
+			tree.Tree, _ = infer.Refine(tree.Tree, tree.Measured)
 		}
 		phase("rtt-tree", tree.Pairs)
 		if opt.Level != Fast && inferred > 1 {
@@ -295,22 +298,6 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 		Measurements: &topo.Measurements{PairsMeasured: len(measured), PairsTotal: total, VirtualTimeS: clk.Seconds()},
 	}
 	return out, nil
-}
-
-// refineTree re-places the tree's leaves with every measurement of the
-// inference (infer.Refine), on the first rank, which alone holds them all,
-// and hands the result to every rank.
-func refineTree(ctx context.Context, c comm.Comm, res live.Result) (*infer.Tree, error) {
-	var enc []byte
-	if c.Rank() == 0 {
-		t, _ := infer.Refine(res.Tree, res.Measured)
-		enc, _ = t.MarshalBinary()
-	}
-	enc, err := comm.BcastBytes(ctx, c, enc)
-	if err != nil {
-		return nil, err
-	}
-	return infer.UnmarshalTree(enc)
 }
 
 // hostGroups groups ranks by reported host name (each group sorted, groups

@@ -422,5 +422,6 @@ func (g *adjTree) tree(root int) *Tree {
 			queue = append(queue, y)
 		}
 	}
+	t.computeDepths()
 	return t
 }

@@ -57,6 +57,7 @@ func TestRefineMovesStrandedFirstHost(t *testing.T) {
 	add(-1, 1, 1.25e-6) // Y
 	add(4, 5, 5e-6)
 	add(5, 5, 5e-6)
+	wrong.computeDepths()
 	if d := wrong.Distance(3, 4); near(d, 10e-6) {
 		t.Fatalf("the stranded tree already has 3-4 at %g", d)
 	}
@@ -126,6 +127,7 @@ func TestContractUnsupportedMergesNoiseSplits(t *testing.T) {
 	add(3, 5, 5e-6)
 	add(4, 5, 5e-6)
 	add(5, 5, 5e-6)
+	split.computeDepths()
 	got := split.contractUnsupported(exactPairs(tt, 6))
 	if got.Switches() != 2 {
 		t.Fatalf("%d switches after contraction, want 2 (X and Y)", got.Switches())

@@ -160,7 +160,7 @@ func writeDiscovery(dir string, o *discover.Outcome, wf *worldFlags, info worldI
 	}
 	var hostfile bytes.Buffer
 	if p, err := order.DepthFirst(o.Topology); err == nil && p.Write(&hostfile, "slurm-hostfile") == nil {
-		if err := topo.WriteFileAtomic(path(order.FileName("slurm-hostfile")), hostfile.Bytes()); err != nil {
+		if err := atomicfile.WriteFile(path(order.FileName("slurm-hostfile")), hostfile.Bytes()); err != nil {
 			return nil, err
 		}
 	}

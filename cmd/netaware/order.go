@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"netaware/internal/atomicfile"
 	"netaware/order"
 	"netaware/topo"
 )
@@ -81,7 +82,7 @@ Without --format or --out-dir, prints the placement as a table (--json: as JSON)
 					_, err := stdout.Write(b.Bytes())
 					return err
 				}
-				return topo.WriteFileAtomic(out, b.Bytes())
+				return atomicfile.WriteFile(out, b.Bytes())
 			case outDir != "":
 				if err := os.MkdirAll(outDir, 0o755); err != nil {
 					return err
@@ -92,7 +93,7 @@ Without --format or --out-dir, prints the placement as a table (--json: as JSON)
 					if err := p.Write(&b, f); err != nil {
 						return err
 					}
-					if err := topo.WriteFileAtomic(filepath.Join(outDir, order.FileName(f)), b.Bytes()); err != nil {
+					if err := atomicfile.WriteFile(filepath.Join(outDir, order.FileName(f)), b.Bytes()); err != nil {
 						return err
 					}
 					names = append(names, order.FileName(f))

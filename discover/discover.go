@@ -341,9 +341,27 @@ func (out *Outcome) levelsFromTree(n int, ids []comm.Identity, hosts [][]int, re
 		m.Set(ms.A, ms.B, ms.RTT.Min/2)
 	}
 	out.Distance = m
+	// Under CPU noise (infer.Additive) levels are cut from the distances
+	// between the points where ranks hang in the tree, d(i,j) - a(i) -
+	// a(j) with a the leaf edges: a host's own access latency (a slower
+	// NIC, a kernel path measured a microsecond longer) says nothing
+	// about the switches it shares, and there leaf edges vary by more than
+	// a hop. Under path jitter the tree's leaf edges are exact enough, and
+	// the cut works on whole paths, whose ratios separate the levels of
+	// deep hierarchies (sites, islands) that the difference would squash
+	// towards zero.
+	between := m
+	if infer.Additive(tree.Measured) {
+		between = cluster.NewMatrix(len(reps))
+		for i := range reps {
+			for j := i + 1; j < len(reps); j++ {
+				between.Set(i, j, math.Max(0, m.At(i, j)-tree.Tree.LeafLength(i)-tree.Tree.LeafLength(j)))
+			}
+		}
+	}
 	var upper []topo.Level
 	if len(reps) > 1 {
-		d, err := cluster.Agglomerative(m, cluster.AverageLinkage)
+		d, err := cluster.Agglomerative(between, cluster.AverageLinkage)
 		if err != nil {
 			return nil, err
 		}

@@ -109,6 +109,23 @@ const (
 // (docs/noise.md).
 const AdditiveSpread = 0.02
 
+// Additive tells whether measurements show CPU delays rather than jitter
+// proportional to the path: their median relative spread (Max-Min)/Min
+// exceeds AdditiveSpread.
+func Additive(ms []Measurement) bool {
+	v := make([]float64, 0, len(ms))
+	for _, m := range ms {
+		if m.RTT.Min > 0 {
+			v = append(v, (m.RTT.Max-m.RTT.Min)/m.RTT.Min)
+		}
+	}
+	if len(v) == 0 {
+		return false
+	}
+	sort.Float64s(v)
+	return v[len(v)/2] > AdditiveSpread
+}
+
 // DefaultNoiseFactor is the default NoiseFactor: with the simulator's
 // default 2% one-sided latency jitter the rounds' bests of a pair differ by
 // 0.33% of the RTT (median) on shirai-4clusters and dichev-n1, where host

@@ -285,3 +285,18 @@ func UnmarshalTree(b []byte) (*Tree, error) {
 	}
 	return t, nil
 }
+
+// LeafLength is the length of the edge that joins rank's leaf to the tree
+// (0 for a rank alone in it).
+func (t *Tree) LeafLength(rank int) float64 {
+	x := t.byRank[rank]
+	if t.nodes[x].parent >= 0 {
+		return t.nodes[x].up
+	}
+	for _, n := range t.nodes { // the root's one neighbour holds the edge
+		if n.parent == x {
+			return n.up
+		}
+	}
+	return 0
+}

@@ -1,28 +1,34 @@
 package discover
 
 import (
-	"fmt"
+	"compress/gzip"
+	"io"
 	"math"
 	"math/rand/v2"
-	"netaware/comm"
-	"netaware/infer/live"
 	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 
+	"netaware/comm"
 	"netaware/infer"
+	"netaware/infer/live"
 	"netaware/metrics"
 	"netaware/platform"
 	"netaware/probe"
 )
 
 // replayProber answers seed 002's pair protocol from round trips recorded
-// on a real network: a measurement of a pair reads that pair's recorded
-// samples from a random place on, in order, round by round, with the
-// protocol's stop rules.
+// on a real network (kernel TCP between network namespaces, `netaware emu`):
+// a measurement of a pair reads that pair's recorded samples from a random
+// place on, in order, round by round, with the protocol's stop rules. The
+// recordings keep what no noise model does: slow spells, and minima below
+// the network's floor where two ranks happened to share a core.
 type replayProber struct {
 	samples map[[2]int][]float64
 	rng     *rand.Rand
 	prm     probe.RTTParams
+	ms      *[]infer.Measurement
 }
 
 func (p *replayProber) RTT(a, b int) (infer.RTT, error) {
@@ -44,29 +50,36 @@ func (p *replayProber) RTT(a, b int) (infer.RTT, error) {
 		bests = append(bests, best)
 		res.Min, res.Max = math.Min(res.Min, best), math.Max(res.Max, best)
 	}
-	if len(bests) > 1 {
-		sortFloats(bests)
-		res.Next = bests[1]
-	}
+	slices.Sort(bests)
+	res.Next = bests[1]
+	*p.ms = append(*p.ms, infer.Measurement{A: a, B: b, RTT: res})
 	return res, nil
 }
 
-func TestReplayRecorded(t *testing.T) {
-	ds0 := os.Getenv("NETAWARE_REPLAY")
-	if ds0 == "" {
-		t.Skip("NETAWARE_REPLAY=dataset.json:platform.yaml")
-	}
-	var dsPath, platPath string
-	for i := range ds0 {
-		if ds0[i] == ':' {
-			dsPath, platPath = ds0[:i], ds0[i+1:]
-		}
-	}
-	ds, err := probe.Load(dsPath)
+// replayed infers the tree of a recorded cluster 20 times (20 seeds: a
+// different place in the recordings for every measurement) as a blind
+// discovery does, and returns in how many runs the switch level came out
+// with NMI >= 0.99, and the pairs measured in each run.
+func replayed(t *testing.T, name string) (int, []int) {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", "emu", "rtt-"+name+".json.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := platform.Load(platPath)
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := probe.Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := platform.Load(filepath.Join("..", "emu", "testdata", name+".yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,26 +89,24 @@ func TestReplayRecorded(t *testing.T) {
 	}
 	n := ds.World.Size
 	truth := truthLevel(t, p, "switch")
-	hosts := make([]int, n)
-	for i := range hosts {
-		hosts[i] = i
+	ranks := make([]int, n)
+	ids := make([]comm.Identity, n)
+	for i := range ranks {
+		ranks[i] = i
+		ids[i] = comm.Identity{Rank: i, Core: -1, Socket: -1}
 	}
 	ok := 0
+	var pairs []int
 	for seed := uint64(1); seed <= 20; seed++ {
-		pr := &replayProber{samples: samples, rng: rand.New(rand.NewPCG(seed, 9)), prm: probe.RTTParams{Rounds: 3}.WithDefaults()}
 		var ms []infer.Measurement
-		rec := recordingProber{pr, &ms}
-		res, err := infer.Infer(hosts, rec, seed)
+		pr := &replayProber{samples: samples, rng: rand.New(rand.NewPCG(seed, 9)), prm: probe.RTTParams{}.WithDefaults(), ms: &ms}
+		res, err := infer.Infer(ranks, pr, seed)
 		if err != nil {
 			t.Fatal(err)
 		}
-		tree, moved := infer.Refine(res.Tree, ms)
+		tree, _ := infer.Refine(res.Tree, ms)
 		out := &Outcome{}
-		ids := make([]comm.Identity, n)
-		for i := range ids {
-			ids[i] = comm.Identity{Rank: i, Core: -1, Socket: -1}
-		}
-		levels, err := out.levelsFromTree(n, ids, hostGroups(ids, true), hosts, live.Result{Tree: tree, Measured: ms}, nil, Options{Blind: true, Gap: TreeGap()})
+		levels, err := out.levelsFromTree(n, ids, hostGroups(ids, true), ranks, live.Result{Tree: tree, Measured: ms}, nil, Options{Blind: true, Gap: TreeGap()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -108,44 +119,25 @@ func TestReplayRecorded(t *testing.T) {
 		if best >= 0.99 {
 			ok++
 		}
-		par := map[string][]int{}
-		tt := tree.Topo()
-		for _, e := range tt.Edges {
-			a, b := e.A, e.B
-			if b[0] == 'r' {
-				a, b = b, a
-			}
-			if a[0] == 'r' {
-				var r int
-				fmt.Sscanf(a, "r%d", &r)
-				par[b] = append(par[b], r)
-			}
-		}
-		var pg [][]int
-		for _, g := range par {
-			pg = append(pg, g)
-		}
-		pn, _ := metrics.NMIGroups(pg, truth.Groups, n)
-		t.Logf("seed %d: by parent NMI %.3f; switch NMI %.3f, %d switches, %d pairs, moved %d, levels %d", seed, pn, best, tree.Switches(), res.Pairs, moved, len(levels))
+		pairs = append(pairs, res.Pairs)
 	}
-	t.Logf("switch NMI >= 0.99 in %d of 20", ok)
+	return ok, pairs
 }
 
-type recordingProber struct {
-	p  infer.Prober
-	ms *[]infer.Measurement
-}
-
-func (r recordingProber) RTT(a, b int) (infer.RTT, error) {
-	v, err := r.p.RTT(a, b)
-	*r.ms = append(*r.ms, infer.Measurement{A: a, B: b, RTT: v})
-	return v, err
-}
-
-func sortFloats(v []float64) {
-	for i := 1; i < len(v); i++ {
-		for j := i; j > 0 && v[j] < v[j-1]; j-- {
-			v[j], v[j-1] = v[j-1], v[j]
+// The RTT tree and its latency levels on round trips recorded on four
+// emulated clusters (12 hosts; docs/emu.md). Latency alone, without the
+// bandwidth map: the figures are what the latency side contributes. The
+// 2 x 6 star must keep its switches in 16 of 20 replays (18 today, 3 before
+// the real-noise rules); the others are logged (docs/inference.md).
+func TestReplayEmuRecordings(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		min  int
+	}{{"star-2x6", 16}, {"star-3x4", 0}, {"chain-3x4", 0}, {"chain-4x3", 0}} {
+		ok, pairs := replayed(t, c.name)
+		t.Logf("%s: switch level NMI >= 0.99 in %d of 20 replays; pairs measured %v of 66", c.name, ok, pairs)
+		if ok < c.min {
+			t.Errorf("%s: switch level in %d of 20 replays, want at least %d", c.name, ok, c.min)
 		}
 	}
 }

@@ -160,9 +160,14 @@ func (c *communicator) Sub(ranks []int) (Comm, error) {
 	if len(ranks) == 0 {
 		return nil, fmt.Errorf("sub: empty rank list")
 	}
-	seen := make(map[int]bool, len(ranks))
+	// Every rank of a world of N calls Sub with lists of up to N ranks:
+	// what it keeps and does per listed rank is O(N^2) in all, so an
+	// ascending list needs no duplicate set, and a list that is world
+	// ranks 0..k-1 in order keeps no rank maps at all (as the world).
+	var seen map[int]bool
 	me := -1
 	members := make([]int, len(ranks))
+	identity := true
 	h := fnv.New64a()
 	var buf [8]byte
 	binary.LittleEndian.PutUint64(buf[:], c.cid)
@@ -171,14 +176,23 @@ func (c *communicator) Sub(ranks []int) (Comm, error) {
 		if r < 0 || r >= c.size {
 			return nil, fmt.Errorf("sub: rank %d out of range [0,%d)", r, c.size)
 		}
-		if seen[r] {
-			return nil, fmt.Errorf("sub: rank %d listed twice", r)
+		if seen == nil && i > 0 && r <= ranks[i-1] {
+			seen = make(map[int]bool, len(ranks))
+			for _, q := range ranks[:i] {
+				seen[q] = true
+			}
 		}
-		seen[r] = true
+		if seen != nil {
+			if seen[r] {
+				return nil, fmt.Errorf("sub: rank %d listed twice", r)
+			}
+			seen[r] = true
+		}
 		if r == c.rank {
 			me = i
 		}
 		members[i] = c.world(r)
+		identity = identity && members[i] == i
 		binary.LittleEndian.PutUint64(buf[:], uint64(r))
 		h.Write(buf[:])
 	}
@@ -197,6 +211,9 @@ func (c *communicator) Sub(ranks []int) (Comm, error) {
 	cid := h.Sum64()
 	if cid == WorldContext || cid == 0 {
 		cid ^= 0x9e3779b97f4a7c15
+	}
+	if identity {
+		return &communicator{ep: c.ep, cid: cid, size: len(members), rank: me, subs: map[uint64]int{}}, nil
 	}
 	return newCommunicator(c.ep, cid, members, me), nil
 }

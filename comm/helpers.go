@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"sync"
 )
 
 // Barrier blocks until every rank of c has entered it (dissemination
@@ -58,33 +59,13 @@ func dissemination(ctx context.Context, c Comm, members []int, me, tag int) erro
 }
 
 // GatherIdentities returns every rank's identity, indexed by rank, on every
-// rank (gather to rank 0, then broadcast along a binomial tree).
+// rank (gather to rank 0, then broadcast along a binomial tree). Every
+// rank then holds N identities: code that needs them on rank 0 only calls
+// GatherIdentitiesRoot, which keeps the other ranks O(1).
 func GatherIdentities(ctx context.Context, c Comm) ([]Identity, error) {
-	n, me := c.Size(), c.Rank()
-	all := make([]Identity, n)
-	mine, err := json.Marshal(c.Identity())
+	all, err := GatherIdentitiesRoot(ctx, c)
 	if err != nil {
 		return nil, err
-	}
-	buf := make([]byte, 4096)
-	if me != 0 {
-		if err := c.Send(ctx, 0, tagIdentity, mine); err != nil {
-			return nil, fmt.Errorf("identity: %w", err)
-		}
-	} else {
-		all[0] = c.Identity()
-		for i := 1; i < n; i++ {
-			st, err := c.Recv(ctx, AnySource, tagIdentity, buf)
-			if err != nil {
-				return nil, fmt.Errorf("identity: %w", err)
-			}
-			var id Identity
-			if err := json.Unmarshal(buf[:st.Count], &id); err != nil {
-				return nil, fmt.Errorf("identity from rank %d: %w", st.Source, err)
-			}
-			id.Rank = st.Source
-			all[st.Source] = id
-		}
 	}
 	table, err := json.Marshal(all)
 	if err != nil {
@@ -96,6 +77,38 @@ func GatherIdentities(ctx context.Context, c Comm) ([]Identity, error) {
 	}
 	if err := json.Unmarshal(table, &all); err != nil {
 		return nil, fmt.Errorf("identity table: %w", err)
+	}
+	return all, nil
+}
+
+// GatherIdentitiesRoot returns every rank's identity, indexed by rank, on
+// rank 0, and nil on the other ranks.
+func GatherIdentitiesRoot(ctx context.Context, c Comm) ([]Identity, error) {
+	n, me := c.Size(), c.Rank()
+	mine, err := json.Marshal(c.Identity())
+	if err != nil {
+		return nil, err
+	}
+	if me != 0 {
+		if err := c.Send(ctx, 0, tagIdentity, mine); err != nil {
+			return nil, fmt.Errorf("identity: %w", err)
+		}
+		return nil, nil
+	}
+	all := make([]Identity, n)
+	all[0] = c.Identity()
+	buf := make([]byte, 4096)
+	for i := 1; i < n; i++ {
+		st, err := c.Recv(ctx, AnySource, tagIdentity, buf)
+		if err != nil {
+			return nil, fmt.Errorf("identity: %w", err)
+		}
+		var id Identity
+		if err := json.Unmarshal(buf[:st.Count], &id); err != nil {
+			return nil, fmt.Errorf("identity from rank %d: %w", st.Source, err)
+		}
+		id.Rank = st.Source
+		all[st.Source] = id
 	}
 	return all, nil
 }
@@ -156,3 +169,25 @@ func broadcast(ctx context.Context, c Comm, b []byte, tag int) ([]byte, error) {
 }
 
 func lowBit(x int) int { return x & -x }
+
+// zeros backs Zeros.
+var zeros struct {
+	sync.Mutex
+	b []byte
+}
+
+// Zeros returns n zero bytes to send where only the size of a message
+// matters (probes, bulk transfers). Every caller of the process shares
+// them: they must never be written to. Hundreds of pairs measuring at
+// once in the simulator would otherwise hold a buffer of up to 1 MiB each.
+func Zeros(n int) []byte {
+	if n <= 0 {
+		return nil
+	}
+	zeros.Lock()
+	defer zeros.Unlock()
+	if len(zeros.b) < n {
+		zeros.b = make([]byte, n)
+	}
+	return zeros.b[:n:n]
+}

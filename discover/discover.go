@@ -8,9 +8,11 @@ package discover
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -19,6 +21,7 @@ import (
 	"netaware/comm"
 	"netaware/infer"
 	"netaware/infer/live"
+	"netaware/intern"
 	"netaware/probe"
 	"netaware/topo"
 )
@@ -146,32 +149,64 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 	}
 
 	progress("identities")
-	ids, err := comm.GatherIdentities(ctx, c)
+	// Rank 0 keeps the identities; the other ranks need only to know who
+	// represents a host, so that no rank but rank 0 holds O(N) of them.
+	ids, err := comm.GatherIdentitiesRoot(ctx, c)
 	if err != nil {
 		return nil, fmt.Errorf("discover: identities: %w", err)
 	}
+	// The ranks start the inference together, once the identities'
+	// traffic is gone, as they did when every rank received the table:
+	// the contention the first measurements see decides between trees
+	// that the noise-free 1,024-rank cluster has told apart (a start
+	// staggered by the identities' arrival gave it 12 spurious levels).
+	if err := comm.Barrier(ctx, c); err != nil {
+		return nil, err
+	}
 	phase("identities", 0)
 
-	hosts := hostGroups(ids, opt.Blind)
-	reps := make([]int, len(hosts))
-	for i, h := range hosts {
-		reps[i] = h[0]
+	var hosts [][]int
+	var reps []int // nil when blind: every rank represents itself
+	if me == 0 {
+		hosts = hostGroups(ids, opt.Blind)
 	}
-	progress(fmt.Sprintf("rtt tree inference over %d ranks", len(reps)))
+	if !opt.Blind {
+		if me == 0 {
+			for _, h := range hosts {
+				reps = append(reps, h[0])
+			}
+		}
+		if reps, err = shareInts(ctx, c, reps); err != nil {
+			return nil, fmt.Errorf("discover: host representatives: %w", err)
+		}
+	}
+	inferred := c.Size()
+	if reps != nil {
+		inferred = len(reps)
+	}
+	progress(fmt.Sprintf("rtt tree inference over %d ranks", inferred))
 	var (
 		tree live.Result
 		bmap *infer.BandwidthMap
 	)
-	if pos := indexOf(reps, me); pos >= 0 {
-		sub, err := c.Sub(reps)
-		if err != nil {
-			return nil, err
+	if reps == nil || slices.Contains(reps, me) {
+		sub := c
+		if reps != nil {
+			if sub, err = c.Sub(reps); err != nil {
+				return nil, err
+			}
 		}
 		if tree, err = live.Infer(ctx, sub, opt.RTT); err != nil {
 			return nil, fmt.Errorf("discover: rtt tree: %w", err)
 		}
+		if sub.Rank() == 0 {
+			// Only the first rank holds every measurement of the
+			// inference, and only it uses the tree from here on (the
+			// bandwidth map's schedule, the levels).
+			tree.Tree, _ = infer.Refine(tree.Tree, tree.Measured)
+		}
 		phase("rtt-tree", tree.Pairs)
-		if opt.Level != Fast && len(reps) > 1 {
+		if opt.Level != Fast && inferred > 1 {
 			progress("bandwidth map over the tree")
 			if bmap, err = live.BandwidthMap(ctx, sub, tree.Tree, live.DefaultBandwidthParams()); err != nil {
 				return nil, fmt.Errorf("discover: bandwidth map: %w", err)
@@ -183,19 +218,33 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 		return nil, err
 	}
 
-	// Rank 0 derives the levels; every rank needs them for the PLogP plan.
+	// Rank 0 derives the levels and, unless fast, the PLogP schedule every
+	// rank needs.
 	var levels []topo.Level
+	var spec *probe.ScheduleSpec
+	plogp := opt.Level != Fast && c.Size() > 1
 	if me == 0 {
+		if reps == nil {
+			reps = make([]int, c.Size())
+			for i := range reps {
+				reps[i] = i
+			}
+		}
 		out.Identities = ids
 		out.Clustered = reps
-		levels, err = out.levelsFromTree(c.Size(), ids, hosts, reps, tree, opt)
+		levels, err = out.levelsFromTree(c.Size(), ids, hosts, reps, tree, bmap, opt)
 		if err != nil {
 			return nil, err
 		}
+		if plogp {
+			s := plogpSchedule(c.Size(), levels, opt.Level)
+			spec = &s
+		}
 	}
-	levels, err = shareLevels(ctx, c, levels)
-	if err != nil {
-		return nil, err
+	if plogp {
+		if spec, err = shareSpec(ctx, c, spec); err != nil {
+			return nil, fmt.Errorf("discover: plogp schedule: %w", err)
+		}
 	}
 
 	ds := &probe.Dataset{World: probe.World{Size: c.Size()}}
@@ -203,14 +252,13 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 		ds.Ranks = ids
 		ds.RTT = rttSection(reps, tree)
 	}
-	if opt.Level != Fast && c.Size() > 1 {
-		spec := plogpSchedule(c.Size(), levels, opt.Level)
+	if plogp {
 		progress(fmt.Sprintf("plogp (%s schedule)", spec.Mode))
 		params := opt.PLogP
 		if opt.Level == Thorough {
 			params = probe.PLogPParams{MaxBytes: params.MaxBytes}
 		}
-		cp := &probe.Campaign{Kind: "plogp", Schedule: spec, PLogP: params}
+		cp := &probe.Campaign{Kind: "plogp", Schedule: *spec, PLogP: params}
 		var dsArg *probe.Dataset
 		if me == 0 {
 			dsArg = ds
@@ -288,7 +336,7 @@ func hostGroups(ids []comm.Identity, blind bool) [][]int {
 // levelsFromTree cuts the tree's latency matrix over the representatives
 // into levels and expands them to every rank, under the socket and host
 // levels that identities give (unless blind).
-func (out *Outcome) levelsFromTree(n int, ids []comm.Identity, hosts [][]int, reps []int, tree live.Result, opt Options) ([]topo.Level, error) {
+func (out *Outcome) levelsFromTree(n int, ids []comm.Identity, hosts [][]int, reps []int, tree live.Result, bmap *infer.BandwidthMap, opt Options) ([]topo.Level, error) {
 	m := cluster.NewMatrix(len(reps))
 	for i := range reps {
 		for j := i + 1; j < len(reps); j++ {
@@ -316,6 +364,17 @@ func (out *Outcome) levelsFromTree(n int, ids []comm.Identity, hosts [][]int, re
 			return nil, err
 		}
 	}
+	if bmap != nil {
+		// Where links differ in speed by SlowEdgeRatio or more, the slow
+		// edges of the bandwidth map cut the network into parts that
+		// latency may not separate at all (a trunk of zero latency) or only
+		// by a microsecond that real noise blurs; bandwidth is then the
+		// stronger signal and its parts take precedence over latency
+		// levels that cross them.
+		if parts, _ := bmap.SlowGroups(SlowEdgeRatio); len(parts) > 1 {
+			upper = insertLevel(upper, topo.Level{Name: "bandwidth", Groups: parts})
+		}
+	}
 	var levels []topo.Level
 	if !opt.Blind {
 		if l, ok := socketLevel(ids, hosts); ok {
@@ -337,6 +396,45 @@ func (out *Outcome) levelsFromTree(n int, ids []comm.Identity, hosts [][]int, re
 		levels = append(levels, topo.Level{Name: l.Name, Groups: groups})
 	}
 	return finishLevels(n, levels, m, reps, hosts, opt.Blind), nil
+}
+
+// SlowEdgeRatio is how much slower than the next faster edge an edge of
+// the bandwidth map must be to cut the network into a level: well above
+// the few per cent measured bandwidths vary by, well below the 4-10x
+// between a host link and a trunk.
+const SlowEdgeRatio = 3
+
+// insertLevel adds l to levels (finest first) between the levels that
+// refine it and those that coarsen it, dropping the ones that do neither.
+func insertLevel(levels []topo.Level, l topo.Level) []topo.Level {
+	var below, above []topo.Level
+	for _, x := range levels {
+		switch {
+		case refines(x.Groups, l.Groups):
+			below = append(below, x)
+		case refines(l.Groups, x.Groups):
+			above = append(above, x)
+		}
+	}
+	return append(append(below, l), above...)
+}
+
+// refines tells whether every group of a lies inside one group of b.
+func refines(a, b [][]int) bool {
+	of := map[int]int{}
+	for i, g := range b {
+		for _, r := range g {
+			of[r] = i
+		}
+	}
+	for _, g := range a {
+		for _, r := range g[1:] {
+			if of[r] != of[g[0]] {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // socketLevel groups the ranks of each host by reported socket, when every
@@ -412,16 +510,26 @@ func finishLevels(n int, levels []topo.Level, m *cluster.Matrix, reps []int, hos
 // level above hosts below that (not when blind: there the first level may
 // as well be sockets), and "level-k" for the others.
 func nameByLatency(l topo.Level, m *cluster.Matrix, reps []int, hosts [][]int, k int, siteSeen, blind bool) string {
-	hostOf := map[int]int{}
+	// Slices, not maps: the loop below visits every pair of hosts, once
+	// per level (a map lookup per pair was seconds at 4,096 ranks).
+	size := 0
+	for _, h := range hosts {
+		for _, r := range h {
+			size = max(size, r+1)
+		}
+	}
+	hostOf := make([]int, size)
 	for i, h := range hosts {
 		for _, r := range h {
 			hostOf[r] = i
 		}
 	}
-	groupOf := map[int]int{}
+	groupOf := make([]int, max(len(hosts), len(reps)))
 	for gi, g := range l.Groups {
 		for _, r := range g {
-			groupOf[hostOf[r]] = gi
+			if r >= 0 && r < size { // every rank of a level is in a host
+				groupOf[hostOf[r]] = gi
+			}
 		}
 	}
 	between := math.Inf(1)
@@ -450,15 +558,6 @@ func singletons(l topo.Level) int {
 		}
 	}
 	return k
-}
-
-func indexOf(s []int, v int) int {
-	for i, x := range s {
-		if x == v {
-			return i
-		}
-	}
-	return -1
 }
 
 func topoRanks(ids []comm.Identity, blind bool) []topo.Rank {
@@ -570,7 +669,10 @@ func renameRank(id string, reps []int) string {
 // plogpSchedule chooses whom PLogP measures: at thorough, every pair
 // (hierarchically along the levels, so independent groups run in
 // parallel); at standard, one pair inside each group of the finest level
-// and one between every two groups (seed 004 Sect. 5.2).
+// and, between groups, one pair per two sibling groups of each coarser
+// level (seed 004 Sect. 5.2 bounded by the hierarchy: the C(C+1)/2 pairs
+// of C sockets were 10 minutes of a 2,048-rank discovery; the model
+// gives every socket pair the measurement of the pair standing for it).
 func plogpSchedule(n int, levels []topo.Level, l Level) probe.ScheduleSpec {
 	all := make([]int, n)
 	for i := range all {
@@ -582,31 +684,36 @@ func plogpSchedule(n int, levels []topo.Level, l Level) probe.ScheduleSpec {
 	// The finest level whose groups are not all single ranks: the logical
 	// subnets of seed 004 (a host level of one rank per host is a fact,
 	// not a group to measure within).
-	finest := levels[len(levels)-1].Groups
-	for _, l := range levels {
+	fi := len(levels) - 1
+	for i, l := range levels {
 		if len(l.Groups) < n {
-			finest = l.Groups
+			fi = i
 			break
 		}
 	}
-	return probe.ScheduleSpec{Mode: "representative", Ranks: all, Groups: finest, Parallel: true}
-}
-
-// shareLevels broadcasts rank 0's levels to every rank.
-func shareLevels(ctx context.Context, c comm.Comm, levels []topo.Level) ([]topo.Level, error) {
-	t := &topo.Topology{Version: topo.Version, Size: c.Size(), Levels: levels}
-	b, err := bcastJSON(ctx, c, t)
-	if err != nil {
-		return nil, err
+	spec := probe.ScheduleSpec{Mode: "representative", Ranks: all, Groups: levels[fi].Groups, Parallel: true}
+	for _, l := range levels[fi+1:] {
+		spec.Levels = append(spec.Levels, l.Groups)
 	}
-	return b.Levels, nil
+	if _, err := spec.Plan(); err != nil {
+		// Levels that do not nest cannot bound the pairs: every group
+		// pair is measured.
+		spec.Levels = nil
+	}
+	return spec
 }
 
-func bcastJSON(ctx context.Context, c comm.Comm, t *topo.Topology) (*topo.Topology, error) {
+// specs holds the PLogP schedule once per process: every rank needs it,
+// and it lists every rank in its groups and levels (O(N) each).
+var specs intern.Table[probe.ScheduleSpec]
+
+// shareSpec broadcasts rank 0's schedule to every rank; ranks of one
+// process share one read-only copy.
+func shareSpec(ctx context.Context, c comm.Comm, spec *probe.ScheduleSpec) (*probe.ScheduleSpec, error) {
 	var b []byte
 	if c.Rank() == 0 {
 		var err error
-		if b, err = json.Marshal(t); err != nil {
+		if b, err = json.Marshal(spec); err != nil {
 			return nil, err
 		}
 	}
@@ -614,9 +721,35 @@ func bcastJSON(ctx context.Context, c comm.Comm, t *topo.Topology) (*topo.Topolo
 	if err != nil {
 		return nil, err
 	}
-	var out topo.Topology
-	if err := json.Unmarshal(b, &out); err != nil {
+	return specs.Get(b, func(b []byte) (*probe.ScheduleSpec, error) {
+		var s probe.ScheduleSpec
+		if err := json.Unmarshal(b, &s); err != nil {
+			return nil, err
+		}
+		return &s, nil
+	})
+}
+
+// shareInts broadcasts rank 0's list of ranks (uint32 each) to every rank.
+func shareInts(ctx context.Context, c comm.Comm, v []int) ([]int, error) {
+	var b []byte
+	if c.Rank() == 0 {
+		for _, x := range v {
+			b = binary.LittleEndian.AppendUint32(b, uint32(x))
+		}
+	}
+	b, err := comm.BcastBytes(ctx, c, b)
+	if err != nil {
 		return nil, err
 	}
-	return &out, nil
+	if len(b)%4 != 0 {
+		return nil, fmt.Errorf("list of %d bytes from rank 0", len(b))
+	}
+	out := make([]int, len(b)/4)
+	for i := range out {
+		if out[i] = int(binary.LittleEndian.Uint32(b[4*i:])); out[i] >= c.Size() {
+			return nil, fmt.Errorf("rank %d in rank 0's list, world of %d", out[i], c.Size())
+		}
+	}
+	return out, nil
 }

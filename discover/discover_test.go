@@ -3,6 +3,7 @@ package discover
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -85,8 +86,11 @@ func TestDiscoverGrid5000FindsFourSites(t *testing.T) {
 	if withBW == 0 {
 		t.Errorf("standard level: no tree edge carries a bandwidth (seed 002 Sect. 6.1 map)")
 	}
-	if out.Dataset.PLogP == nil || len(out.Dataset.PLogP.Pairs) != 4*5/2 {
-		t.Errorf("standard level: want C(C+1)/2 = 10 PLogP pairs for 4 sites (seed 004)")
+	// One PLogP pair inside each site and one per two sibling groups of
+	// each level above the sites (seed 004's C(C+1)/2 = 10 for the 4
+	// sites, bounded by the hierarchy).
+	if want := representativePairs(out.Topology.Levels[1:]); out.Dataset.PLogP == nil || len(out.Dataset.PLogP.Pairs) != want || want > 4*5/2 {
+		t.Errorf("standard level: %d PLogP pairs, want %d (at most C(C+1)/2 = 10 for 4 sites, seed 004)", len(out.Dataset.PLogP.Pairs), want)
 	}
 }
 
@@ -156,4 +160,64 @@ func TestFinishLevelsDropsNoiseLevels(t *testing.T) {
 	if want := "host/4 switch/2 all/1"; strings.Join(names, " ") != want {
 		t.Fatalf("levels %v, want %s", names, want)
 	}
+}
+
+// TestDiscoverAnyEagerLimit: the whole standard discovery (identities, the
+// tree, the bandwidth map, the PLogP campaign, the broadcasts) completes
+// whatever the eager limit (everything by rendezvous, 1 byte, 512 bytes)
+// and still finds fram-4nodes' sockets and hosts blind (noise off, so
+// that the answer does not hang on the seed).
+func TestDiscoverAnyEagerLimit(t *testing.T) {
+	p, err := platform.Load("testdata/fram-4nodes.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, eager := range []int{-1, 1, 512} {
+		var out *Outcome
+		opt := DefaultOptions()
+		opt.Blind = true
+		_, err := sim.Run(context.Background(), p, sim.Options{EagerLimit: eager, NoNoise: true}, func(ctx context.Context, c comm.Comm) error {
+			o, err := Run(ctx, c, opt)
+			if c.Rank() == 0 {
+				out = o
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatalf("eager limit %d: %v", eager, err)
+		}
+		for _, name := range []string{"socket", "host"} {
+			if v := bestNMI(out.Topology.Levels, truthLevel(t, p, name), p.NumRanks()); v < 1-1e-12 {
+				t.Errorf("eager limit %d: truth level %s found with NMI %.4f, want 1", eager, name, v)
+			}
+		}
+		if out.Dataset.PLogP == nil || len(out.Dataset.PLogP.Pairs) == 0 {
+			t.Errorf("eager limit %d: no PLogP measured", eager)
+		}
+	}
+}
+
+// representativePairs counts the standard level's PLogP pairs over nested
+// levels (finest first, ending with one group): one inside each finest
+// group of two ranks or more, one per two sibling groups of every level
+// above.
+func representativePairs(levels []topo.Level) int {
+	n := 0
+	for _, g := range levels[0].Groups {
+		if len(g) >= 2 {
+			n++
+		}
+	}
+	for k := 1; k < len(levels); k++ {
+		for _, parent := range levels[k].Groups {
+			kids := 0
+			for _, c := range levels[k-1].Groups {
+				if slices.Contains(parent, c[0]) {
+					kids++
+				}
+			}
+			n += kids * (kids - 1) / 2
+		}
+	}
+	return n
 }

@@ -31,6 +31,6 @@ func TreeLevels(t *infer.Tree, n int, gap cluster.GapOptions) ([]topo.Level, *cl
 		reps[i] = i
 	}
 	out := &Outcome{}
-	levels, err := out.levelsFromTree(n, ids, hosts, reps, live.Result{Tree: t}, Options{Blind: true, Gap: gap})
+	levels, err := out.levelsFromTree(n, ids, hosts, reps, live.Result{Tree: t}, nil, Options{Blind: true, Gap: gap})
 	return levels, out.Dendrogram, out.Cuts, err
 }

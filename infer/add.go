@@ -8,8 +8,26 @@ import (
 )
 
 // RTT is the result of one pair measurement (seed 002 Fig. 6): the best
-// and the worst round-trip time over the rounds, in seconds.
-type RTT struct{ Min, Max float64 }
+// and the worst round-trip time over the rounds, in seconds, and the
+// second best.
+type RTT struct {
+	Min, Max float64
+	// Next is the second-best round's best (0: not known; Max stands in).
+	// On a real network one round in a slow spell (another process on the
+	// peer's core) lifts Max by microseconds whatever the pair's distance;
+	// the second best is an upper bound of the minimum that one bad round
+	// does not move.
+	Next float64
+}
+
+// Upper is the robust upper end of the pair's minimum: Next when known,
+// otherwise Max.
+func (r RTT) Upper() float64 {
+	if r.Next > 0 {
+		return min(r.Next, r.Max)
+	}
+	return r.Max
+}
 
 // Prober measures RTTs on demand. Implementations: recorded matrices, the
 // simulator, live processes (package probe's ping-pong).
@@ -84,6 +102,13 @@ const (
 	DefaultConfirm = 3
 )
 
+// AdditiveSpread is the median relative spread of a host's measurements
+// beyond which Add takes the noise for CPU delays in absolute time rather
+// than jitter proportional to the path: the simulator's relative jitter
+// spreads the rounds' bests by 0.3-1%, kernel TCP on busy cores by 10-20%
+// (docs/noise.md).
+const AdditiveSpread = 0.02
+
 // DefaultNoiseFactor is the default NoiseFactor: with the simulator's
 // default 2% one-sided latency jitter the rounds' bests of a pair differ by
 // 0.33% of the RTT (median) on shirai-4clusters and dichev-n1, where host
@@ -126,25 +151,33 @@ func (ad *Adder) remeasure(j int) (RTT, error) {
 	}
 	old := ad.Known[j]
 	lo := math.Min(old.Min, r.Min)
-	r = RTT{Min: lo, Max: math.Max(lo, math.Min(old.Max, r.Max))}
+	// The second best of the pooled rounds, from the two best of each.
+	b := []float64{old.Min, old.Upper(), r.Min, r.Upper()}
+	sort.Float64s(b)
+	r = RTT{Min: lo, Max: math.Max(lo, math.Min(old.Max, r.Max)), Next: b[1]}
 	ad.Known[j] = r
 	ad.Remeasured++
 	return r, nil
 }
 
-// noise is the median relative spread (Max-Min)/Min of H's measurements.
-func (ad *Adder) noise() float64 {
+// noise is the median relative spread (Max-Min)/Min of H's measurements,
+// and the median absolute spread of their minima, Upper-Min (seconds of
+// RTT).
+func (ad *Adder) noise() (rel, abs float64) {
 	v := make([]float64, 0, len(ad.Known))
+	w := make([]float64, 0, len(ad.Known))
 	for _, r := range ad.Known {
 		if r.Min > 0 {
 			v = append(v, (r.Max-r.Min)/r.Min)
+			w = append(w, r.Upper()-r.Min)
 		}
 	}
 	if len(v) == 0 {
-		return 0
+		return 0, 0
 	}
 	sort.Float64s(v)
-	return v[len(v)/2]
+	sort.Float64s(w)
+	return v[len(v)/2], w[len(w)/2]
 }
 
 // Measured returns the number of distinct peers H has measured.
@@ -300,7 +333,30 @@ func (ad *Adder) Add(t *Tree, first int) error {
 		t.attach(t.byRank[a], ad.H, ra.Min/2)
 		return nil
 	}
-	relTol := math.Max(ad.RelTol, ad.NoiseFactor*ad.noise())
+	rel, abs := ad.noise()
+	relTol := math.Max(ad.RelTol, ad.NoiseFactor*rel)
+	// Two kinds of noise. Where it scales with the path (the simulator's
+	// jitter, queues on long routes), the rounds' bests of a pair differ
+	// by a fraction of a per cent and the tolerance is relative. Where
+	// CPUs add it (a sleeping peer woken by an interrupt, a slow spell
+	// while another process holds a core), the same microseconds fall on
+	// every path and one round in ten misses the floor by several: the
+	// rounds' bests spread by 10-20% on a 25 us path, and a tolerance
+	// scaled from that swallows every switch of a real network. Beyond
+	// AdditiveSpread the interval and the tolerance come from the second
+	// best round, in absolute time (a branching point moves by a quarter
+	// of an RTT error).
+	additive := rel > AdditiveSpread
+	upper := func(r RTT) float64 { return r.Max }
+	if additive {
+		upper = RTT.Upper
+	}
+	tolerance := func(dab float64, ra, rb RTT) float64 {
+		if additive {
+			return ad.Tol + ad.NoiseFactor*abs/4
+		}
+		return ad.Tol + relTol*math.Min(dab, math.Min(ra.Min, rb.Min)/2)
+	}
 	var x int // node H hangs from
 	for {
 		b := ad.closestCandidate(t, cand)
@@ -319,9 +375,9 @@ func (ad *Adder) Add(t *Tree, first int) error {
 		// the switch its min/max interval (widened by the tolerance) holds.
 		branch := func() (pos float64, sw, at, first, last int) {
 			pos = clamp((2*dab+ra.Min-rb.Min)/4, 0, dab)
-			lo := (2*dab + ra.Min - rb.Max) / 4
-			hi := (2*dab + ra.Max - rb.Min) / 4
-			tol := ad.Tol + relTol*math.Min(dab, math.Min(ra.Min, rb.Min)/2)
+			lo := (2*dab + ra.Min - upper(rb)) / 4
+			hi := (2*dab + upper(ra) - rb.Min) / 4
+			tol := tolerance(dab, ra, rb)
 			sw, at, first, last = snap(t, path, steps, pos, lo-tol, hi+tol)
 			return
 		}

@@ -113,7 +113,7 @@ func (p *oneHighProber) RTT(a, b int) (RTT, error) {
 	r, err := p.exactProber.RTT(a, b)
 	if !p.seen && (a == p.a && b == p.b || a == p.b && b == p.a) {
 		p.seen = true
-		r = RTT{r.Min + p.extra, r.Max + p.extra}
+		r = RTT{Min: r.Min + p.extra, Max: r.Max + p.extra}
 	}
 	return r, err
 }

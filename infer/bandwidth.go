@@ -55,9 +55,12 @@ const AtLeastSlack = 0.05
 // the largest bandwidth to C_j known so far, pairs the elected hosts of X
 // up (H_1-H_2, H_3-H_4, ...) and measures all pairs of all nodes of that
 // depth in one parallel round; the bandwidth of pair H_j-H_k is recorded
-// on XC_j and XC_k. With p odd, the last host is paired with H_1 in a
-// second round (paths of different X's share no link, so this round holds
-// the odd pairs of every X of the depth at once), recording on XC_p only.
+// on XC_j and XC_k. Seed 002 pairs each child once (and the last of an
+// odd p with H_1), which leaves a host link paired with a slow trunk
+// labelled at the trunk's speed; here every child is paired with two
+// neighbours in a ring, in up to three rounds (paths of different X's
+// share no link, so a round holds the pairs of every X of the depth at
+// once), and an edge keeps the higher result.
 func BuildBandwidthMap(t *Tree, p BandwidthProber) (*BandwidthMap, error) {
 	if len(t.Ranks()) < 2 {
 		return nil, fmt.Errorf("infer: bandwidth map needs two hosts or more")
@@ -89,34 +92,52 @@ func BuildBandwidthMap(t *Tree, p BandwidthProber) (*BandwidthMap, error) {
 			below  float64 // known bandwidth from the hosts up to those children
 			hostBW [2]float64
 		}
-		var main, odd []job
+		// Three rounds: pairs (0,1),(2,3),... of X's children; then
+		// (1,2),(3,4),... and, for an even p, (p-1,0); then (p-1,0) for an
+		// odd p. Every child edge is thus measured with two partners: a
+		// pair's bandwidth is that of its slower edge, and a host link
+		// paired with a trunk once is paired with a host link the other
+		// time. An edge keeps the higher of its two results.
+		var rounds [3][]job
 		for _, x := range byDepth[h-stage] {
 			cs := children[x]
 			if r := t.nodes[x].rank; r >= 0 && len(cs) == 1 {
 				// A host as root (a tree without switches): it measures
 				// its one neighbour itself.
 				h, up := m.elect(cs[0], children)
-				main = append(main, job{pair: PairBandwidth{A: t.nodes[h].rank, B: r}, edges: []int{cs[0]}, hostBW: [2]float64{up, math.Inf(1)}})
+				rounds[0] = append(rounds[0], job{pair: PairBandwidth{A: t.nodes[h].rank, B: r}, edges: []int{cs[0]}, hostBW: [2]float64{up, math.Inf(1)}})
 				continue
 			}
-			if len(cs) < 2 {
+			p := len(cs)
+			if p < 2 {
 				continue // nothing to pair under X: its edges stay unmeasured
 			}
-			hosts := make([]int, len(cs))
-			up := make([]float64, len(cs))
+			hosts := make([]int, p)
+			up := make([]float64, p)
 			for j, c := range cs {
 				hosts[j], up[j] = m.elect(c, children)
 			}
-			for j := 0; j+1 < len(cs); j += 2 {
-				main = append(main, job{pair: PairBandwidth{A: t.nodes[hosts[j]].rank, B: t.nodes[hosts[j+1]].rank},
-					edges: []int{cs[j], cs[j+1]}, hostBW: [2]float64{up[j], up[j+1]}})
+			pair := func(j, k int) job {
+				return job{pair: PairBandwidth{A: t.nodes[hosts[j]].rank, B: t.nodes[hosts[k]].rank},
+					edges: []int{cs[j], cs[k]}, hostBW: [2]float64{up[j], up[k]}}
 			}
-			if last := len(cs) - 1; last%2 == 0 {
-				odd = append(odd, job{pair: PairBandwidth{A: t.nodes[hosts[last]].rank, B: t.nodes[hosts[0]].rank},
-					edges: []int{cs[last]}, hostBW: [2]float64{up[last], up[0]}})
+			for j := 0; j+1 < p; j += 2 {
+				rounds[0] = append(rounds[0], pair(j, j+1))
+			}
+			if p == 2 {
+				continue
+			}
+			for j := 1; j+1 < p; j += 2 {
+				rounds[1] = append(rounds[1], pair(j, j+1))
+			}
+			if p%2 == 0 {
+				rounds[1] = append(rounds[1], pair(p-1, 0))
+			} else {
+				rounds[2] = append(rounds[2], pair(p-1, 0))
 			}
 		}
-		for _, round := range [][]job{main, odd} {
+		measured := map[int]bool{}
+		for _, round := range rounds {
 			if len(round) == 0 {
 				continue
 			}
@@ -138,6 +159,10 @@ func BuildBandwidthMap(t *Tree, p BandwidthProber) (*BandwidthMap, error) {
 					return nil, fmt.Errorf("infer: bandwidth %d-%d is %g", j.pair.A, j.pair.B, bw[i])
 				}
 				for e, c := range j.edges {
+					if measured[c] && m.Edge[c] >= bw[i] {
+						continue
+					}
+					measured[c] = true
 					m.Edge[c] = bw[i]
 					m.AtLeast[c] = j.hostBW[e] <= bw[i]*(1+AtLeastSlack)
 				}
@@ -148,7 +173,9 @@ func BuildBandwidthMap(t *Tree, p BandwidthProber) (*BandwidthMap, error) {
 }
 
 // root re-roots the tree at the switch of least height (ties to the lower
-// node id) and fills Parent and Depth.
+// node id) and fills Parent and Depth. The heights of all nodes come from
+// one pass down and one up the tree (a search from every switch was
+// O(N^2): seconds and gigabytes at 1,024 ranks).
 func (m *BandwidthMap) root() {
 	t := m.Tree
 	n := len(t.nodes)
@@ -179,14 +206,15 @@ func (m *BandwidthMap) root() {
 		}
 		return parent, depth, height
 	}
+	ecc := t.eccentricities()
 	best, bestH := 0, math.MaxInt
 	hasSwitch := t.Switches() > 0
 	for k, x := range t.nodes {
 		if x.rank >= 0 && hasSwitch {
 			continue
 		}
-		if _, _, ht := bfs(k); ht < bestH {
-			best, bestH = k, ht
+		if ecc[k] < bestH {
+			best, bestH = k, ecc[k]
 		}
 	}
 	m.Root = best
@@ -304,4 +332,39 @@ func (m *BandwidthMap) SlowGroups(minRatio float64) ([][]int, float64) {
 	}
 	sort.Slice(out, func(a, b int) bool { return out[a][0] < out[b][0] })
 	return out, threshold
+}
+
+// eccentricities returns, for every node, the number of hops to the node
+// farthest from it (its height were the tree rooted there): the longest
+// way down in the tree rooted at node 0, or up through the parent.
+func (t *Tree) eccentricities() []int {
+	n := len(t.nodes)
+	order := t.topDown()
+	down1, down2, via := make([]int, n), make([]int, n), make([]int, n)
+	for k := range via {
+		via[k] = -1
+	}
+	for i := len(order) - 1; i >= 0; i-- {
+		u := order[i]
+		if p := t.nodes[u].parent; p >= 0 {
+			if h := down1[u] + 1; h > down1[p] {
+				down1[p], down2[p], via[p] = h, down1[p], u
+			} else if h > down2[p] {
+				down2[p] = h
+			}
+		}
+	}
+	up := make([]int, n)
+	ecc := make([]int, n)
+	for _, u := range order {
+		if p := t.nodes[u].parent; p >= 0 {
+			side := down1[p]
+			if via[p] == u {
+				side = down2[p]
+			}
+			up[u] = 1 + max(up[p], side)
+		}
+		ecc[u] = max(down1[u], up[u])
+	}
+	return ecc
 }

@@ -3,6 +3,7 @@ package infer
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -64,9 +65,9 @@ func handBW() *trueBW {
 
 // TestShiraiBandwidthMapStages: the staged measurement of Sect. 6.1 on a
 // case worked by hand. Rooted at C (height 2), stage 1 measures the host
-// links of A and B in one parallel round (pairs 0-1 and 3-4) and A's odd
-// host in a second; stage 2 measures C's three children (a pair, then the
-// odd one). The A-C and B-C links get 10 B/s, the host links 100 B/s, and
+// links of A and B in one parallel round (pairs 0-1 and 3-4), then the rest
+// of A's ring (1-2, then 2-0); stage 2 measures C's three children in a
+// ring too (A-B, B-5, 5-A), one pair a round. The A-C and B-C links get 10 B/s, the host links 100 B/s, and
 // host 5's 50 B/s link is labelled 10 B/s (the pair's bottleneck: the
 // port-homogeneity assumption of Sect. 6.1). Every single-flow query is
 // answered exactly.
@@ -83,11 +84,8 @@ func TestShiraiBandwidthMapStages(t *testing.T) {
 	if m.Tree.nodes[m.Root].rank >= 0 || m.Depth[res.Tree.byRank[5]] != 1 || m.Depth[res.Tree.byRank[0]] != 2 {
 		t.Fatalf("root %d is not switch C", m.Root)
 	}
-	if len(m.Rounds) != 4 || m.Measurements != 5 {
-		t.Fatalf("%d rounds, %d measurements; want 4 and 5: %v", len(m.Rounds), m.Measurements, m.Rounds)
-	}
-	if len(m.Rounds[0]) != 2 || len(m.Rounds[1]) != 1 {
-		t.Fatalf("stage 1 rounds %v, want two pairs then the odd one", m.Rounds[:2])
+	if want := "[[{0 1} {3 4}] [{1 2}] [{2 0}] [{0 3}] [{3 5}] [{5 0}]]"; fmt.Sprint(m.Rounds) != want || m.Measurements != 7 {
+		t.Fatalf("rounds %v (%d measurements), want %s (7)", m.Rounds, m.Measurements, want)
 	}
 	for _, r := range []int{0, 1, 2, 3, 4} {
 		leaf := m.Tree.byRank[r]
@@ -123,6 +121,44 @@ func TestShiraiBandwidthMapStages(t *testing.T) {
 	}
 	if n != len(tt.Edges) {
 		t.Errorf("%d of %d topology edges carry a bandwidth", n, len(tt.Edges))
+	}
+}
+
+// A host link paired with a slow trunk in the first round is not left
+// with the trunk's speed: the ring pairs it with another host link too.
+// Switch X (node 0) holds host 0, switch S (node 1, hosts 1-2) over a
+// 10 B/s trunk, and host 3; host links are 100 B/s. X's children in
+// order are host 0, S, host 3: seed 002's pairing measures 0 with S's
+// host first and would label host 0's link 10.
+func TestBandwidthMapRingSeparatesHostLinkFromTrunk(t *testing.T) {
+	tt := &trueTree{parent: []int{-1, 0}, up: []float64{0, 2e-6}}
+	bw := []float64{0, 10}
+	for _, sw := range []int{0, 1, 1, 0} {
+		tt.parent = append(tt.parent, sw)
+		tt.up = append(tt.up, 5e-6)
+		tt.host = append(tt.host, len(tt.parent)-1)
+		bw = append(bw, 100)
+	}
+	p := &trueBW{tt: tt, bw: bw}
+	res, err := Infer([]int{0, 1, 2, 3}, &exactProber{tt: tt}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := BuildBandwidthMap(res.Tree, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r, want := range []float64{100, 100, 100, 100} {
+		if got := m.Edge[m.Tree.byRank[r]]; got != want {
+			t.Errorf("host %d link labelled %g, want %g", r, got, want)
+		}
+	}
+	for a := 0; a < 4; a++ {
+		for b := a + 1; b < 4; b++ {
+			if got, want := m.Bandwidth(a, b), p.pathMin(a, b); got != want {
+				t.Errorf("query %d-%d: %g, want %g", a, b, got, want)
+			}
+		}
 	}
 }
 
@@ -186,5 +222,54 @@ func TestBandwidthMapTwoHosts(t *testing.T) {
 	}
 	if got := m.Bandwidth(0, 1); got != 7 || m.Measurements != 1 {
 		t.Fatalf("query %g after %d measurements, want 7 after 1", got, m.Measurements)
+	}
+}
+
+// The heights from one pass down and one up equal a search from every
+// node, on random trees whose parents are numbered before or after their
+// children (switches are inserted after the nodes below them).
+func TestEccentricitiesMatchSearch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	for trial := 0; trial < 200; trial++ {
+		n := 1 + rng.IntN(40)
+		perm := append([]int{0}, rng.Perm(n-1)...) // node 0 stays the root
+		for i := 1; i < n; i++ {
+			perm[i]++
+		}
+		tr := &Tree{byRank: map[int]int{}}
+		tr.nodes = make([]node, n)
+		tr.nodes[0] = node{rank: 0, parent: -1}
+		for i := 1; i < n; i++ {
+			tr.nodes[perm[i]] = node{rank: -1, parent: perm[rng.IntN(i)]}
+		}
+		adj := make([][]int, n)
+		for k, x := range tr.nodes {
+			if x.parent >= 0 {
+				adj[k] = append(adj[k], x.parent)
+				adj[x.parent] = append(adj[x.parent], k)
+			}
+		}
+		ecc := tr.eccentricities()
+		for r := 0; r < n; r++ {
+			depth := make([]int, n)
+			for k := range depth {
+				depth[k] = -1
+			}
+			depth[r] = 0
+			h := 0
+			for q := []int{r}; len(q) > 0; q = q[1:] {
+				u := q[0]
+				h = max(h, depth[u])
+				for _, v := range adj[u] {
+					if depth[v] < 0 {
+						depth[v] = depth[u] + 1
+						q = append(q, v)
+					}
+				}
+			}
+			if ecc[r] != h {
+				t.Fatalf("trial %d: node %d height %d, search says %d", trial, r, ecc[r], h)
+			}
+		}
 	}
 }

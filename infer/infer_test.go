@@ -99,7 +99,7 @@ type exactProber struct {
 func (p *exactProber) RTT(a, b int) (RTT, error) {
 	p.n++
 	d := 2 * p.tt.dist(a, b)
-	return RTT{d, d}, nil
+	return RTT{Min: d, Max: d}, nil
 }
 
 // TestShiraiReconstructsTreeMetric: with exact RTTs the inferred tree
@@ -177,7 +177,7 @@ func TestShiraiEq1BranchPoint(t *testing.T) {
 	rtt := map[[2]int]float64{{0, 1}: 16e-6, {0, 2}: 10e-6, {1, 2}: 14e-6}
 	p := proberFunc(func(a, b int) (RTT, error) {
 		v := rtt[[2]int{min(a, b), max(a, b)}]
-		return RTT{v, v}, nil
+		return RTT{Min: v, Max: v}, nil
 	})
 	res, err := Infer([]int{0, 1, 2}, p, 1)
 	if err != nil {

@@ -21,19 +21,21 @@ import (
 type Tree struct {
 	nodes  []node
 	byRank map[int]int // rank -> node id
-	stamp  int         // visit mark for ancestor walks
+	// depths[k] is node k's number of edges up to the root, kept with
+	// every change, so that a path is walked without first climbing to
+	// the root from both ends.
+	depths []int32
 }
 
 type node struct {
 	rank   int     // -1 for a switch
 	parent int     // -1 for the root
 	up     float64 // length of the edge to the parent (one-way seconds)
-	mark   int
 }
 
 // NewTree returns a tree holding only the given rank.
 func NewTree(rank int) *Tree {
-	t := &Tree{byRank: map[int]int{}}
+	t := &Tree{byRank: map[int]int{}, depths: []int32{0}}
 	t.nodes = append(t.nodes, node{rank: rank, parent: -1})
 	t.byRank[rank] = 0
 	return t
@@ -57,24 +59,14 @@ func (t *Tree) Has(rank int) bool { _, ok := t.byRank[rank]; return ok }
 func (t *Tree) Len() int { return len(t.nodes) }
 
 // path returns the nodes from a to b (inclusive) and the length of each
-// step: steps[i] is the length between path[i] and path[i+1].
+// step: steps[i] is the length between path[i] and path[i+1]. It only
+// reads the tree, so ranks of one process may share a tree.
 func (t *Tree) path(a, b int) (path []int, steps []float64) {
-	t.stamp++
-	for x := a; x >= 0; x = t.nodes[x].parent {
-		t.nodes[x].mark = t.stamp
-	}
-	// Walk up from b until meeting a's ancestor line: that is the LCA.
 	var fromB []int
-	lca := b
-	for t.nodes[lca].mark != t.stamp {
-		fromB = append(fromB, lca)
-		lca = t.nodes[lca].parent
-	}
-	for x := a; x != lca; x = t.nodes[x].parent {
+	t.climb(a, b, func(x int) {
 		path = append(path, x)
 		steps = append(steps, t.nodes[x].up)
-	}
-	path = append(path, lca)
+	}, func(y int) { fromB = append(fromB, y) }, func(lca int) { path = append(path, lca) })
 	for i := len(fromB) - 1; i >= 0; i-- {
 		steps = append(steps, t.nodes[fromB[i]].up)
 		path = append(path, fromB[i])
@@ -82,16 +74,72 @@ func (t *Tree) path(a, b int) (path []int, steps []float64) {
 	return path, steps
 }
 
+// climb walks from a and b up to their lowest common ancestor, calling
+// fromA for every node on a's side (from a up, the LCA excluded), fromB
+// likewise for b's side, then atLCA.
+func (t *Tree) climb(a, b int, fromA, fromB, atLCA func(int)) {
+	da, db := t.depth(a), t.depth(b)
+	for ; da > db; da-- {
+		fromA(a)
+		a = t.nodes[a].parent
+	}
+	for ; db > da; db-- {
+		fromB(b)
+		b = t.nodes[b].parent
+	}
+	for a != b {
+		fromA(a)
+		a = t.nodes[a].parent
+		fromB(b)
+		b = t.nodes[b].parent
+	}
+	atLCA(a)
+}
+
+// depth is the number of edges from x up to the root.
+func (t *Tree) depth(x int) int { return int(t.depths[x]) }
+
+// computeDepths fills depths top-down, and tells whether every node
+// reaches the root (a decoded tree may hold a cycle).
+func (t *Tree) computeDepths() bool {
+	order := t.topDown()
+	t.depths = make([]int32, len(t.nodes))
+	for _, k := range order {
+		if p := t.nodes[k].parent; p >= 0 {
+			t.depths[k] = t.depths[p] + 1
+		}
+	}
+	return len(order) == len(t.nodes)
+}
+
 // Distance is the one-way path length between two ranks in the tree.
 func (t *Tree) Distance(a, b int) float64 {
 	return t.nodeDistance(t.byRank[a], t.byRank[b])
 }
 
+// nodeDistance sums the path's edges in path order (a's side up, then b's
+// side down), as path does, without allocating for trees of usual depth.
 func (t *Tree) nodeDistance(a, b int) float64 {
-	_, steps := t.path(a, b)
+	var stack [64]float64
+	down := stack[:0]
 	s := 0.0
-	for _, v := range steps {
-		s += v
+	da, db := t.depth(a), t.depth(b)
+	for ; da > db; da-- {
+		s += t.nodes[a].up
+		a = t.nodes[a].parent
+	}
+	for ; db > da; db-- {
+		down = append(down, t.nodes[b].up)
+		b = t.nodes[b].parent
+	}
+	for a != b {
+		s += t.nodes[a].up
+		a = t.nodes[a].parent
+		down = append(down, t.nodes[b].up)
+		b = t.nodes[b].parent
+	}
+	for i := len(down) - 1; i >= 0; i-- {
+		s += down[i]
 	}
 	return s
 }
@@ -144,6 +192,7 @@ func (t *Tree) splitEdge(u, v int, d float64) int {
 	t.nodes = append(t.nodes, node{rank: -1, parent: parent, up: total - fromChild})
 	t.nodes[child].parent = s
 	t.nodes[child].up = fromChild
+	t.computeDepths() // the child's subtree moved one edge down
 	return s
 }
 
@@ -151,6 +200,7 @@ func (t *Tree) splitEdge(u, v int, d float64) int {
 func (t *Tree) attach(at, rank int, length float64) {
 	id := len(t.nodes)
 	t.nodes = append(t.nodes, node{rank: rank, parent: at, up: math.Max(length, 0)})
+	t.depths = append(t.depths, t.depths[at]+1)
 	t.byRank[rank] = id
 }
 
@@ -230,14 +280,8 @@ func UnmarshalTree(b []byte) (*Tree, error) {
 		t.nodes = append(t.nodes, node{rank: rank, parent: p, up: up})
 	}
 	// Every node must reach the root: no cycles.
-	for i := range t.nodes {
-		x, steps := i, 0
-		for x > 0 && steps <= n {
-			x, steps = t.nodes[x].parent, steps+1
-		}
-		if x != 0 {
-			return nil, fmt.Errorf("infer: tree node %d does not reach the root", i)
-		}
+	if !t.computeDepths() {
+		return nil, fmt.Errorf("infer: tree of %d nodes: some do not reach the root", n)
 	}
 	return t, nil
 }

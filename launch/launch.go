@@ -58,6 +58,12 @@ type Spec struct {
 	// Started, if set, is called with each rank's process id once it runs
 	// (for a remote rank, the id of its remote-shell process).
 	Started func(rank, pid int)
+	// Wrap, if set, gives the command line that a local rank's command is
+	// appended to, e.g. nsenter into that rank's network namespace.
+	Wrap func(rank int) []string
+	// Output, if set, gives each rank's own stdout and stderr writers,
+	// replacing the prefixed Stdout and Stderr.
+	Output func(rank int) (stdout, stderr io.Writer)
 }
 
 // PrefixMode says which forwarded lines carry their rank's "[rank] ".
@@ -207,7 +213,11 @@ func Run(ctx context.Context, s Spec) error {
 		}
 		vars = append(vars, s.Env...)
 		if placement == nil {
-			p.cmd = exec.Command(command, s.Args...)
+			argv := append([]string{command}, s.Args...)
+			if s.Wrap != nil {
+				argv = append(append([]string(nil), s.Wrap(r)...), argv...)
+			}
+			p.cmd = exec.Command(argv[0], argv[1:]...)
 			p.cmd.Env = append(append(os.Environ(), vars...), tcp.EnvToken+"="+s.Token)
 		} else {
 			rsh := strings.Fields(s.Rsh)
@@ -222,6 +232,9 @@ func Run(ctx context.Context, s Spec) error {
 		}
 		p.cmd.Stdout = p.out
 		p.cmd.Stderr = p.errw
+		if s.Output != nil {
+			p.cmd.Stdout, p.cmd.Stderr = s.Output(r)
+		}
 		p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		p.cmd.WaitDelay = s.Grace
 		procs[r] = p
@@ -435,6 +448,26 @@ type prefixWriter struct {
 	rank    int
 	partial []byte
 }
+
+// LineWriter is an io.Writer whose Flush writes a last unterminated line.
+type LineWriter interface {
+	io.Writer
+	Flush()
+}
+
+// Output is one stream (stdout or stderr) shared by the ranks of a run,
+// prefixed as Run prints ranks' output.
+type Output struct{ s *stream }
+
+// NewOutput returns a shared output writing to w, lines prefixed with
+// "[rank] " as mode says.
+func NewOutput(w io.Writer, mode PrefixMode) *Output {
+	return &Output{s: &stream{w: w, mode: mode, first: -1}}
+}
+
+// Rank returns rank's writer: it forwards whole lines, so that lines of
+// different ranks never interleave mid-line.
+func (o *Output) Rank(rank int) LineWriter { return &prefixWriter{s: o.s, rank: rank} }
 
 // maxLine bounds a line held back waiting for its newline.
 const maxLine = 64 << 10

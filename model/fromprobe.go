@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"netaware/probe"
 )
@@ -14,7 +15,11 @@ import (
 // With groups (e.g. a topology level), the pairs are instead averaged per
 // ordered pair of groups into group_pairs, which is how seed 004 Sect. 5.2
 // keeps C(C+1)/2 measurements instead of n(n-1): a dataset measured in
-// "representative" mode fills exactly those.
+// "representative" mode fills exactly those. When that mode measured one
+// pair per two sibling groups of coarser levels (its schedule's Levels),
+// every group pair without a measurement of its own takes the entry of
+// the measured pair that stands for it (probe.Representatives), so that
+// the model still has every group pair.
 func FromDataset(d *probe.Dataset, groups [][]int) (*File, error) {
 	if d == nil || d.World.Size < 1 {
 		return nil, fmt.Errorf("model from dataset: empty dataset")
@@ -41,7 +46,14 @@ func FromDataset(d *probe.Dataset, groups [][]int) (*File, error) {
 		if groups == nil {
 			f.Hockney.Pairs = es
 		} else {
-			f.Hockney.GroupPairs = averageHockney(f, es)
+			var err error
+			avg := averageHockney(f, es)
+			if f.Hockney.GroupPairs, err = standIns(avg, d.Hockney.Schedule, groups, func(e HockneyEntry, a, b int) HockneyEntry {
+				e.A, e.B = a, b
+				return e
+			}); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if d.PLogP != nil {
@@ -64,7 +76,12 @@ func FromDataset(d *probe.Dataset, groups [][]int) (*File, error) {
 			if err != nil {
 				return nil, err
 			}
-			f.PLogP.GroupPairs = avg
+			if f.PLogP.GroupPairs, err = standIns(avg, d.PLogP.Schedule, groups, func(e PLogPEntry, a, b int) PLogPEntry {
+				e.A, e.B = a, b
+				return e
+			}); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if err := f.Check(); err != nil {
@@ -158,6 +175,51 @@ func averagePLogP(f *File, es []PLogPEntry) ([]PLogPEntry, error) {
 			return nil, fmt.Errorf("model from dataset: plogp group pair %d->%d: no common sizes", k[0], k[1])
 		}
 		out = append(out, PLogPEntry{A: k[0], B: k[1], PLogP: avg})
+	}
+	return out, nil
+}
+
+// groupPair is an entry of group_pairs.
+type groupPair interface{ groups() (int, int) }
+
+func (e HockneyEntry) groups() (int, int) { return e.A, e.B }
+func (e PLogPEntry) groups() (int, int)   { return e.A, e.B }
+
+// standIns adds, when spec is a representative schedule over groups with
+// coarser levels, an entry for every ordered group pair that has none in
+// either direction: a copy of the entry of the pair standing for it,
+// readdressed by at.
+func standIns[E groupPair](es []E, spec probe.ScheduleSpec, groups [][]int, at func(E, int, int) E) ([]E, error) {
+	if spec.Mode != "representative" || len(spec.Levels) == 0 || !slices.EqualFunc(spec.Groups, groups, slices.Equal[[]int]) {
+		return es, nil
+	}
+	rep, err := probe.Representatives(groups, spec.Levels)
+	if err != nil {
+		return nil, fmt.Errorf("model from dataset: %w", err)
+	}
+	c := len(groups)
+	index := make(map[[2]int]int, len(es))
+	for i, e := range es {
+		a, b := e.groups()
+		index[[2]int{a, b}] = i
+	}
+	has := func(a, b int) bool {
+		_, ok := index[[2]int{a, b}]
+		return ok
+	}
+	out := es
+	for a := 0; a < c; a++ {
+		for b := a + 1; b < c; b++ {
+			if has(a, b) || has(b, a) {
+				continue
+			}
+			ra, rb := rep(a, b)
+			if i, ok := index[[2]int{ra, rb}]; ok {
+				out = append(out, at(es[i], a, b))
+			} else if i, ok := index[[2]int{rb, ra}]; ok {
+				out = append(out, at(es[i], b, a))
+			}
+		}
 	}
 	return out, nil
 }

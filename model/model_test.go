@@ -457,3 +457,60 @@ func TestPropertyTreePredictionMonotoneInSize(t *testing.T) {
 		}
 	}
 }
+
+// A representative schedule with a host level above four sockets measures
+// 7 pairs (4 inside sockets, one between the sockets of each host, one
+// between the hosts); the model still has every socket pair, each from
+// the pair that stands for it.
+func TestFromDatasetRepresentativeLevels(t *testing.T) {
+	sockets := [][]int{{0, 1}, {2, 3}, {4, 5}, {6, 7}}
+	hosts := [][]int{{0, 1, 2, 3}, {4, 5, 6, 7}}
+	spec := probe.ScheduleSpec{Mode: "representative", Groups: sockets, Levels: [][][]int{hosts}, Parallel: true}
+	plan, err := spec.Plan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &probe.Dataset{Version: probe.DatasetVersion, World: probe.World{Kind: "sim", Size: 8}}
+	d.PLogP = &probe.PLogPSection{Schedule: spec}
+	ls := map[probe.Pair]float64{{A: 0, B: 1}: 1e-7, {A: 2, B: 3}: 2e-7, {A: 4, B: 5}: 3e-7, {A: 6, B: 7}: 4e-7,
+		{A: 0, B: 2}: 1e-6, {A: 4, B: 6}: 2e-6, {A: 0, B: 4}: 1e-5}
+	if len(plan.Pairs()) != len(ls) {
+		t.Fatalf("plan measures %v", plan.Pairs())
+	}
+	for _, p := range plan.Pairs() {
+		l, ok := ls[p]
+		if !ok {
+			t.Fatalf("plan measures %v, not in the hand-made list", p)
+		}
+		d.PLogP.Pairs = append(d.PLogP.Pairs, probe.PairResult[probe.PLogPResult]{A: p.A, B: p.B, Result: probe.PLogPResult{LS: l, Sizes: []probe.PLogPSize{
+			{Bytes: 0, Os: probe.Summary{Mean: 1e-7}, Or: probe.Summary{Mean: 2e-7}, GS: 3e-7}}}})
+	}
+	f, err := FromDataset(d, sockets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := f.HeteroPLogP()
+	if err != nil {
+		t.Fatalf("model incomplete: %v", err)
+	}
+	for _, c := range []struct {
+		a, b int
+		l    float64
+	}{
+		{1, 0, 1e-7}, {3, 2, 2e-7}, {1, 3, 1e-6}, {3, 0, 1e-6}, {5, 7, 2e-6},
+		{3, 7, 1e-5}, {7, 3, 1e-5}, {1, 6, 1e-5}, {5, 2, 1e-5},
+	} {
+		if got := h.P[c.a*8+c.b].LS; got != c.l {
+			t.Errorf("%d->%d: L %g, want %g", c.a, c.b, got, c.l)
+		}
+	}
+	// Without the levels, the same pairs leave socket pairs unmodelled.
+	d.PLogP.Schedule.Levels = nil
+	g, err := FromDataset(d, sockets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.HeteroPLogP(); err == nil {
+		t.Error("a model missing socket pairs was complete")
+	}
+}

@@ -12,6 +12,8 @@ import (
 type Noise struct {
 	latency, bandwidth float64
 	rng                *rand.Rand
+	real               *Realistic // additive latency model, when not nil
+	seed               uint64
 }
 
 // NewNoise returns a noise source; jitters are relative standard deviations
@@ -26,7 +28,26 @@ func NewNoise(seed int64, latencyJitter, bandwidthJitter float64) (*Noise, error
 		latency:   latencyJitter,
 		bandwidth: bandwidthJitter,
 		rng:       rand.New(rand.NewPCG(uint64(seed), 0x6e657473696d)),
+		seed:      uint64(seed),
 	}, nil
+}
+
+// NewRealisticNoise returns a noise source whose message latencies follow
+// r (its bandwidth jitter is left to the network's own source).
+func NewRealisticNoise(seed int64, r Realistic) *Noise {
+	z, _ := NewNoise(seed, 0, 0)
+	z.real = &r
+	return z
+}
+
+// Delay returns the latency of one message from src to dst leaving at
+// virtual time now over a path of latency lat: the relative jitter of
+// Latency, or the realistic profile's additive delay.
+func (z *Noise) Delay(lat float64, src, dst int, now float64) float64 {
+	if z.real != nil {
+		return lat + z.real.Excess(z.rng, z.seed, src, dst, now)
+	}
+	return z.Latency(lat)
 }
 
 // factor is 1 + sd * N(0,1), truncated to [1/4, 4] so that a rare draw

@@ -45,6 +45,7 @@ func TestErrorsNameFileLineKey(t *testing.T) {
 		{`version: 1`, `version: 2`, `version: 2: this netaware reads version 1`},
 		{`inter_socket: {bandwidth: 20GBps, latency: 0.6us}`, `inter_socket: {bandwidth: 20GBps, latency: -1us}`, `host_types.node12.inter_socket.latency: "-1us": time must not be negative`},
 		{`  seed: 1`, `  seed: one`, `noise.seed: "one": want a whole number`},
+		{`  seed: 1`, `  profile: wild`, `noise.profile: noise profile "wild": want "realistic"`},
 		{`switches: [core, torA, torB]`, `switches: [core, torA, torB, core]`, `switches[3]: "core": name already used by switches[0]`},
 	}
 	for _, c := range cases {

@@ -630,9 +630,25 @@ func (d *decoder) connected(p *Platform, entries []*yaml.Node, hostEntry []int) 
 }
 
 func (d *decoder) noise(p *Platform, v *yaml.Node) error {
-	m, err := d.fields(v, "noise", "seed", "latency_jitter", "bandwidth_jitter")
+	m, err := d.fields(v, "noise", "seed", "profile", "latency_jitter", "bandwidth_jitter")
 	if err != nil {
 		return err
+	}
+	if s, ok := m["profile"]; ok {
+		str, err := d.scalar(s, "noise.profile")
+		if err != nil {
+			return err
+		}
+		if p.noise.Profile, err = ParseNoiseProfile(str); err != nil {
+			return d.errf(s, "noise.profile", "%v", err)
+		}
+		// A profile is a whole model: relative jitters on top of it would
+		// describe a network nobody measured.
+		for _, k := range []string{"latency_jitter", "bandwidth_jitter"} {
+			if n, ok := m[k]; ok {
+				return d.errf(n, "noise."+k, "not allowed with profile %q (the profile sets it)", str)
+			}
+		}
 	}
 	if s, ok := m["seed"]; ok {
 		str, err := d.scalar(s, "noise.seed")

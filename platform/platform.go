@@ -30,11 +30,37 @@ type Route struct {
 type Overhead struct{ SendS, RecvS, SendPerByteS, RecvPerByteS float64 }
 
 // NoiseSpec is the platform's measurement noise: relative standard deviations
-// of each message's latency and bandwidth, drawn from a generator seeded by Seed.
+// of each message's latency and bandwidth, drawn from a generator seeded by Seed,
+// or a named profile.
 type NoiseSpec struct {
 	Seed            int64
 	LatencyJitter   float64
 	BandwidthJitter float64
+	// Profile names a noise model fitted to real measurements instead of
+	// the two relative jitters: NoiseRealistic is a kernel TCP stack on
+	// busy cores (additive latency in absolute time with heavy-tailed
+	// wake-up delays and slow spells, bandwidth variability); its
+	// parameters live in package netsim.
+	Profile string
+}
+
+// Noise profiles.
+const (
+	NoiseRealistic = "realistic"
+)
+
+// Quiet reports whether the spec adds no noise at all.
+func (n NoiseSpec) Quiet() bool {
+	return n.Profile == "" && n.LatencyJitter == 0 && n.BandwidthJitter == 0
+}
+
+// ParseNoiseProfile checks a noise profile name ("" is none).
+func ParseNoiseProfile(s string) (string, error) {
+	switch s {
+	case "", NoiseRealistic:
+		return s, nil
+	}
+	return "", fmt.Errorf("noise profile %q: want %q", s, NoiseRealistic)
 }
 
 // TCPSpec is the TCP behaviour the simulator imitates.
@@ -203,7 +229,7 @@ func (p *Platform) TCP() TCPSpec { return p.tcp }
 // seed is kept).
 func (p *Platform) WithoutNoise() *Platform {
 	q := *p
-	q.noise.LatencyJitter, q.noise.BandwidthJitter = 0, 0
+	q.noise.LatencyJitter, q.noise.BandwidthJitter, q.noise.Profile = 0, 0, ""
 	return &q
 }
 

@@ -358,3 +358,24 @@ func TestRouteConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// A noise profile is read from the file and survives WithNoise, and
+// WithoutNoise removes it with the jitters.
+func TestNoiseProfile(t *testing.T) {
+	y := "version: 1\nname: p\nswitches: [s]\nhost_types:\n  h: {cores_per_socket: 1}\nhosts:\n  - {names: \"a[0-1]\", switch: s, type: h, link: {bandwidth: 1Gbps, latency: 5us}}\nnoise: {seed: 4, profile: realistic}\n"
+	p, err := Parse("p.yaml", []byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := p.Noise(); n.Profile != NoiseRealistic || n.Seed != 4 || n.Quiet() {
+		t.Errorf("noise %+v, want profile realistic, seed 4", n)
+	}
+	if n := p.WithoutNoise().Noise(); !n.Quiet() || n.Seed != 4 {
+		t.Errorf("WithoutNoise: %+v, want quiet with seed 4", n)
+	}
+	bad := strings.Replace(y, "profile: realistic}", "profile: realistic,\n  latency_jitter: 0.02}", 1)
+	_, err = Parse("p.yaml", []byte(bad))
+	if want := `p.yaml:9: noise.latency_jitter: not allowed with profile "realistic"`; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("profile with a jitter: error %v, want %q", err, want)
+	}
+}

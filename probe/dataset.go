@@ -95,11 +95,21 @@ func (s *Section[P, R]) Lookup(a, b int) (*R, bool) {
 }
 
 // Matrix returns an n x n symmetric matrix of f(result) per pair, NaN where
-// no pair was measured and 0 on the diagonal.
+// no pair was measured and 0 on the diagonal (a pair measured twice keeps
+// its last result). It is the one conversion of a section to a matrix:
+// one pass over the pairs, where a lookup per pair costs a minute at 512
+// ranks.
 func (s *Section[P, R]) Matrix(n int, f func(*R) float64) [][]float64 {
+	return s.matrix(n, f, false)
+}
+
+// matrix is Matrix; with keepMin a pair measured more than once keeps its
+// smallest value.
+func (s *Section[P, R]) matrix(n int, f func(*R) float64, keepMin bool) [][]float64 {
 	m := make([][]float64, n)
+	cells := make([]float64, n*n) // one block: n rows cost one allocation
 	for i := range m {
-		m[i] = make([]float64, n)
+		m[i] = cells[i*n : (i+1)*n : (i+1)*n]
 		for j := range m[i] {
 			if i != j {
 				m[i][j] = math.NaN()
@@ -111,19 +121,23 @@ func (s *Section[P, R]) Matrix(n int, f func(*R) float64) [][]float64 {
 	}
 	for i := range s.Pairs {
 		p := &s.Pairs[i]
-		if p.A < 0 || p.B < 0 || p.A >= n || p.B >= n {
+		if p.A < 0 || p.B < 0 || p.A >= n || p.B >= n || p.A == p.B {
 			continue
 		}
 		v := f(&p.Result)
+		if keepMin && (math.IsNaN(v) || v >= m[p.A][p.B]) {
+			continue // an unset cell is NaN: v >= NaN is false, v goes in
+		}
 		m[p.A][p.B], m[p.B][p.A] = v, v
 	}
 	return m
 }
 
 // RTTMin is the minimum RTT matrix (seconds) of the RTT section (cluster
-// distances).
+// distances): a pair measured more than once (a resumed campaign, both
+// directions) keeps its smallest minimum.
 func (d *Dataset) RTTMin() [][]float64 {
-	return d.RTT.Matrix(d.World.Size, func(r *RTTResult) float64 { return r.MinS })
+	return d.RTT.matrix(d.World.Size, func(r *RTTResult) float64 { return r.MinS }, true)
 }
 
 // BandwidthMatrix is the bulk bandwidth matrix (bytes/s).
@@ -156,6 +170,10 @@ type ScheduleSpec struct {
 	Seed     uint64   `json:"seed,omitempty"`
 	// Groups are the groups of the representative mode.
 	Groups [][]int `json:"groups,omitempty"`
+	// Levels are coarser partitions nested above Groups, finest first,
+	// that bound the representative mode to one pair per two sibling
+	// groups of a level (RepresentativePlanLevels).
+	Levels [][][]int `json:"levels,omitempty"`
 	// Parallel runs representative measurements of disjoint pairs together.
 	Parallel bool `json:"parallel,omitempty"`
 }
@@ -182,7 +200,7 @@ func (s ScheduleSpec) Plan() (Plan, error) {
 		}
 		return HierarchicalPlan(tree, join), nil
 	case "representative":
-		return RepresentativePlan(s.Groups, s.Parallel)
+		return RepresentativePlanLevels(s.Groups, s.Levels, s.Parallel)
 	}
 	return Plan{}, fmt.Errorf("schedule mode %q: want serial, hierarchical, fast or representative", s.Mode)
 }

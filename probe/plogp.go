@@ -190,16 +190,20 @@ type pairLink struct {
 	rbuf []byte
 }
 
+// ensure sizes the link's buffers for m bytes: what it sends is never
+// read, so it sends zeros shared by the process (comm.Zeros); replies
+// need a buffer of its own.
 func (l *pairLink) ensure(m int) {
 	if len(l.buf) < m {
-		l.buf = getBuf(m)
+		l.buf = comm.Zeros(m)
+		putBuf(l.rbuf)
 		l.rbuf = getBuf(m)
 	}
 }
 
-// release returns the link's buffers to the pool once every send is done.
+// release returns the link's reply buffer to the pool once every send is
+// done.
 func (l *pairLink) release() {
-	putBuf(l.buf)
 	putBuf(l.rbuf)
 	l.buf, l.rbuf = nil, nil
 }

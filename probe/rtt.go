@@ -25,6 +25,10 @@ type RTTParams struct {
 	// ClockOverheadS is subtracted from every timed interval (seed 003,
 	// Fig. 3.7); 0 in the simulator.
 	ClockOverheadS float64 `json:"clock_overhead_s"`
+	// KeepSamples records every exchange's RTT in the result, not only the
+	// rounds' bests: the raw distribution is what a noise model is fitted
+	// to (docs/noise.md), and what shows a user how their network jitters.
+	KeepSamples bool `json:"keep_samples,omitempty"`
 }
 
 // WithDefaults fills zero fields with the seed's values.
@@ -51,6 +55,8 @@ type RTTResult struct {
 	MaxS      float64   `json:"max_s"`
 	RoundsS   []float64 `json:"rounds_s"`  // best RTT of each round
 	Exchanges []int     `json:"exchanges"` // ping-pongs of each round
+	// SamplesS is every exchange's RTT in order (RTTParams.KeepSamples).
+	SamplesS []float64 `json:"samples_s,omitempty"`
 }
 
 // RTT control operations.
@@ -98,6 +104,9 @@ func RTTInitiate(ctx context.Context, c comm.Comm, peer int, p RTTParams) (RTTRe
 			}
 			rtt := c.Now() - t0 - clk
 			n++
+			if p.KeepSamples {
+				res.SamplesS = append(res.SamplesS, rtt.Seconds())
+			}
 			if rtt < best {
 				best, stale = rtt, 0
 			} else {

@@ -107,7 +107,7 @@ func (cp *Campaign) Run(ctx context.Context, c comm.Comm, ds *Dataset, hooks Run
 	if c.Rank() == 0 && ds == nil {
 		return fmt.Errorf("campaign %s: rank 0 needs a dataset", cp.Kind)
 	}
-	ids, err := comm.GatherIdentities(ctx, c)
+	ids, err := comm.GatherIdentitiesRoot(ctx, c) // the dataset's, on rank 0
 	if err != nil {
 		return fmt.Errorf("campaign %s: %w", cp.Kind, err)
 	}

@@ -423,26 +423,47 @@ func FastTree(root *Group, fraction float64, seed uint64) (*Group, error) {
 // intra-group pairs run at the same time and the inter-group pairs in
 // round-robin rounds of disjoint group pairs; otherwise one at a time.
 func RepresentativePlan(groups [][]int, parallel bool) (Plan, error) {
-	var gs [][]int
-	for i, g := range groups {
-		if len(g) == 0 {
-			return Plan{}, fmt.Errorf("representative plan: group %d is empty", i)
-		}
-		gs = append(gs, sortedCopy(g))
+	return RepresentativePlanLevels(groups, nil, parallel)
+}
+
+// RepresentativePlanLevels bounds RepresentativePlan by coarser levels
+// (partitions nested above groups, finest first): groups are taken to
+// talk alike when they are split at the same place of the hierarchy, so
+// that one pair stands for every group pair below two sibling groups of a
+// coarser level. It measures one pair inside each group, and for every
+// group of every level (and the whole, above the last level) one pair
+// between every two of its children, from their first finest groups'
+// first ranks: C + sum over the groups of k(k-1)/2 for k children, where
+// C(C+1)/2 grows with the square of the finest groups (sockets of 4,096
+// ranks: 131,000 pairs against 2,200 for 2-socket hosts, 8 hosts per
+// switch, 32 switches). Without levels it is RepresentativePlan.
+// Representatives tells which measured pair stands for a group pair.
+func RepresentativePlanLevels(groups [][]int, levels [][][]int, parallel bool) (Plan, error) {
+	h, err := newRepHierarchy(groups, levels)
+	if err != nil {
+		return Plan{}, err
 	}
+	gs := h.groups
 	var intra []Pair
 	for _, g := range gs {
 		if len(g) >= 2 {
 			intra = append(intra, orient(g[0], g[1]))
 		}
 	}
-	var inter [][]Pair // rounds
-	for _, round := range roundRobin(len(gs)) {
-		var st []Pair
-		for _, pr := range round {
-			st = append(st, orient(gs[pr[0]][0], gs[pr[1]][0]))
+	var inter [][]Pair // rounds: those of the groups of one level run together
+	for k := 1; k < len(h.children); k++ {
+		var rounds [][]Pair
+		for _, ch := range h.children[k] {
+			for r, round := range roundRobin(len(ch)) {
+				if r == len(rounds) {
+					rounds = append(rounds, nil)
+				}
+				for _, pr := range round {
+					rounds[r] = append(rounds[r], orient(gs[h.first[k-1][ch[pr[0]]]][0], gs[h.first[k-1][ch[pr[1]]]][0]))
+				}
+			}
 		}
-		inter = append(inter, st)
+		inter = append(inter, rounds...)
 	}
 	if !parallel {
 		var steps [][]Pair
@@ -480,4 +501,145 @@ func RepresentativePlan(groups [][]int, parallel bool) (Plan, error) {
 		phases = append(phases, ph)
 	}
 	return Plan{Phases: phases}, nil
+}
+
+// repHierarchy is the hierarchy of a representative plan: level 0 the
+// finest groups, then the coarser levels, then the whole when the last
+// level has several groups.
+type repHierarchy struct {
+	groups [][]int // the finest groups, each sorted
+	// up[k][i] is the group of level k+1 holding group i of level k;
+	// children[k][j] the groups of level k-1 in group j of level k
+	// (ascending), and first[k][j] the first finest group in group j of
+	// level k.
+	up       [][]int
+	children [][][]int
+	first    [][]int
+}
+
+func newRepHierarchy(groups [][]int, levels [][][]int) (*repHierarchy, error) {
+	h := &repHierarchy{}
+	for i, g := range groups {
+		if len(g) == 0 {
+			return nil, fmt.Errorf("representative plan: group %d is empty", i)
+		}
+		h.groups = append(h.groups, sortedCopy(g))
+	}
+	// of[r] is the group of rank r at the level being nested.
+	cur := make([]int, len(h.groups))
+	for i := range cur {
+		cur[i] = i
+	}
+	h.first = [][]int{cur}
+	h.children = [][][]int{nil}
+	size := len(h.groups)
+	for li := 0; li <= len(levels); li++ {
+		var up []int
+		var count int
+		if li < len(levels) {
+			of := map[int]int{}
+			for gi, g := range levels[li] {
+				for _, r := range g {
+					if _, dup := of[r]; dup {
+						return nil, fmt.Errorf("representative plan: rank %d twice in level %d", r, li+1)
+					}
+					of[r] = gi
+				}
+			}
+			// A group of the level below lies in one group of this level.
+			up = make([]int, size)
+			for j := 0; j < size; j++ {
+				up[j] = -1
+			}
+			for fi, g := range h.groups {
+				j := fi
+				for k := 0; k < li; k++ {
+					j = h.up[k][j]
+				}
+				for _, r := range g {
+					u, ok := of[r]
+					if !ok {
+						return nil, fmt.Errorf("representative plan: rank %d of group %d is in no group of level %d", r, fi, li+1)
+					}
+					if up[j] >= 0 && up[j] != u {
+						return nil, fmt.Errorf("representative plan: level %d splits a group of the level below (rank %d)", li+1, r)
+					}
+					up[j] = u
+				}
+			}
+			count = len(levels[li])
+		} else {
+			// The whole, above the last level.
+			up = make([]int, size)
+			count = 1
+		}
+		children := make([][]int, count)
+		first := make([]int, count)
+		for j := range first {
+			first[j] = -1
+		}
+		for j, u := range up {
+			children[u] = append(children[u], j)
+			if fg := h.first[len(h.first)-1][j]; first[u] < 0 || fg < first[u] {
+				first[u] = fg
+			}
+		}
+		// Drop the groups of this level with no finest group (ranks not
+		// in the plan) by renumbering.
+		renum := make([]int, count)
+		var keptChildren [][]int
+		var keptFirst []int
+		for u := range children {
+			renum[u] = -1
+			if len(children[u]) > 0 {
+				renum[u] = len(keptChildren)
+				keptChildren = append(keptChildren, children[u])
+				keptFirst = append(keptFirst, first[u])
+			}
+		}
+		for j := range up {
+			up[j] = renum[up[j]]
+		}
+		h.up = append(h.up, up)
+		h.children = append(h.children, keptChildren)
+		h.first = append(h.first, keptFirst)
+		size = len(keptChildren)
+		if size == 1 {
+			break // the whole: nothing above it to split
+		}
+	}
+	return h, nil
+}
+
+// pathUp lists the groups holding finest group g, level by level.
+func (h *repHierarchy) pathUp(g int) []int {
+	p := []int{g}
+	for k := range h.up {
+		g = h.up[k][g]
+		p = append(p, g)
+	}
+	return p
+}
+
+// Representatives returns, for a representative plan over groups and
+// levels, which finest groups' measured pair stands for each pair of
+// finest groups: for groups a != b it is the pair of first finest groups
+// of the two sibling groups that split a from b; a group stands for
+// itself (its intra-group pair).
+func Representatives(groups [][]int, levels [][][]int) (func(a, b int) (int, int), error) {
+	h, err := newRepHierarchy(groups, levels)
+	if err != nil {
+		return nil, err
+	}
+	return func(a, b int) (int, int) {
+		if a == b || a < 0 || b < 0 || a >= len(h.groups) || b >= len(h.groups) {
+			return a, b
+		}
+		pa, pb := h.pathUp(a), h.pathUp(b)
+		k := 0
+		for pa[k+1] != pb[k+1] {
+			k++
+		}
+		return h.first[k][pa[k]], h.first[k][pb[k]]
+	}, nil
 }

@@ -1,6 +1,8 @@
 package probe
 
 import (
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"netaware/topo"
@@ -232,5 +234,165 @@ func TestFastSchedulePlan(t *testing.T) {
 	checkAllPairsOnce(t, p, kept, 16)
 	if _, err := (ScheduleSpec{Mode: "bogus"}).Plan(); err == nil {
 		t.Error("unknown mode accepted")
+	}
+}
+
+// Two switches of two hosts of two sockets of two ranks: one pair inside
+// each socket (8), one between the sockets of each host (4), one between
+// the hosts of each switch (2) and one between the switches (1): 15
+// measurements where every socket pair would take 36.
+func TestRepresentativePlanLevelsByHand(t *testing.T) {
+	var sockets [][]int
+	for s := 0; s < 8; s++ {
+		sockets = append(sockets, []int{2 * s, 2*s + 1})
+	}
+	hosts := [][]int{{0, 1, 2, 3}, {4, 5, 6, 7}, {8, 9, 10, 11}, {12, 13, 14, 15}}
+	switches := [][]int{{0, 1, 2, 3, 4, 5, 6, 7}, {8, 9, 10, 11, 12, 13, 14, 15}}
+	all := [][]int{{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}}
+	levels := [][][]int{hosts, switches, all}
+	want := []Pair{{0, 1}, {2, 3}, {4, 5}, {6, 7}, {8, 9}, {10, 11}, {12, 13}, {14, 15},
+		{0, 2}, {4, 6}, {8, 10}, {12, 14}, {0, 4}, {8, 12}, {0, 8}}
+	for _, par := range []bool{false, true} {
+		for _, lv := range [][][][]int{levels, levels[:2]} { // "all" implied
+			p, err := RepresentativePlanLevels(sockets, lv, par)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := pairSet(t, p, 16)
+			if len(p.Pairs()) != len(want) || len(m) != len(want) {
+				t.Errorf("parallel=%v, %d levels: %d measurements, want %d", par, len(lv), len(p.Pairs()), len(want))
+			}
+			for _, w := range want {
+				if m[w] != 1 {
+					t.Errorf("parallel=%v, %d levels: pair %v not measured once", par, len(lv), w)
+				}
+			}
+		}
+	}
+	rep, err := Representatives(sockets, levels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ a, b, ra, rb int }{
+		{1, 3, 0, 2}, // sockets of hosts 0 and 1: the hosts' first sockets
+		{3, 1, 2, 0},
+		{1, 0, 1, 0}, // the two sockets of host 0: themselves
+		{3, 5, 0, 4}, // across the switches: the switches' first sockets
+		{7, 6, 7, 6},
+		{2, 2, 2, 2},
+	} {
+		if ra, rb := rep(c.a, c.b); ra != c.ra || rb != c.rb {
+			t.Errorf("sockets %d-%d stand as %d-%d, want %d-%d", c.a, c.b, ra, rb, c.ra, c.rb)
+		}
+	}
+	if _, err := RepresentativePlanLevels(sockets, [][][]int{{{0, 1, 2}, {3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}}}, true); err == nil {
+		t.Error("a level splitting a socket was accepted")
+	}
+	if _, err := RepresentativePlanLevels(sockets, [][][]int{{{0, 1, 2, 3}}}, true); err == nil {
+		t.Error("a level leaving ranks of a group out was accepted")
+	}
+}
+
+// On random nested hierarchies, the plan measures one pair per group
+// (of two ranks or more) and one per two sibling groups of every level,
+// and the pair standing for any two groups was measured and is split at
+// the same level as they are.
+func TestRepresentativePlanLevelsProperty(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for trial := 0; trial < 200; trial++ {
+		// Build bottom-up: finest groups of 1-3 ranks, then levels that
+		// merge runs of 1-4 groups of the level below.
+		n := 0
+		var groups [][]int
+		for c := 1 + rng.IntN(12); c > 0; c-- {
+			k := 1 + rng.IntN(3)
+			var g []int
+			for i := 0; i < k; i++ {
+				g = append(g, n)
+				n++
+			}
+			groups = append(groups, g)
+		}
+		var levels [][][]int
+		below := groups
+		for len(below) > 1 && rng.IntN(4) > 0 {
+			var lv [][]int
+			for i := 0; i < len(below); {
+				k := 1 + rng.IntN(4)
+				var g []int
+				for ; k > 0 && i < len(below); k-- {
+					g = append(g, below[i]...)
+					i++
+				}
+				lv = append(lv, g)
+			}
+			levels = append(levels, lv)
+			below = lv
+		}
+		// A pair count worked level by level.
+		want := 0
+		for _, g := range groups {
+			if len(g) >= 2 {
+				want++
+			}
+		}
+		chain := append([][][]int{groups}, levels...)
+		if len(chain[len(chain)-1]) > 1 {
+			all := make([]int, n)
+			for i := range all {
+				all[i] = i
+			}
+			chain = append(chain, [][]int{all})
+		}
+		for k := 1; k < len(chain); k++ {
+			for _, parent := range chain[k] {
+				kids := 0
+				for _, c := range chain[k-1] {
+					if slices.Contains(parent, c[0]) {
+						kids++
+					}
+				}
+				want += kids * (kids - 1) / 2
+			}
+		}
+		p, err := RepresentativePlanLevels(groups, levels, trial%2 == 0)
+		if err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		m := pairSet(t, p, n)
+		if len(p.Pairs()) != want || len(m) != want {
+			t.Fatalf("trial %d: %d measurements (%d distinct), want %d", trial, len(p.Pairs()), len(m), want)
+		}
+		rep, err := Representatives(groups, levels)
+		if err != nil {
+			t.Fatal(err)
+		}
+		split := func(a, b int) int { // lowest chain level holding both
+			for k := 1; k < len(chain); k++ {
+				for _, g := range chain[k] {
+					if slices.Contains(g, groups[a][0]) && slices.Contains(g, groups[b][0]) {
+						return k
+					}
+				}
+			}
+			return len(chain)
+		}
+		for a := range groups {
+			for b := range groups {
+				ra, rb := rep(a, b)
+				if a == b {
+					if ra != a || rb != b {
+						t.Fatalf("trial %d: group %d stands as %d-%d", trial, a, ra, rb)
+					}
+					continue
+				}
+				if m[orient(groups[ra][0], groups[rb][0])] != 1 {
+					t.Fatalf("trial %d: groups %d-%d stand as %d-%d, not measured", trial, a, b, ra, rb)
+				}
+				if split(a, b) != split(ra, rb) || split(a, ra) >= split(a, b) && a != ra || split(b, rb) >= split(a, b) && b != rb {
+					t.Fatalf("trial %d: groups %d-%d stand as %d-%d, split elsewhere", trial, a, b, ra, rb)
+				}
+			}
+		}
 	}
 }

@@ -75,22 +75,15 @@ func accuracy(t *topo.Topology, truth []topo.Level, plat *platform.Platform, ds 
 			a.Links, a.LinkEndpoints = &res, len(ends)
 		}
 	}
-	if ds != nil && ds.RTT != nil && len(ds.RTT.Pairs) > 0 && t.Size <= MaxMatrixRanks {
-		// Best RTT per unordered pair, dense (a map costs seconds at 4096
-		// ranks).
-		n := t.Size
-		meas := make([]float64, n*n)
-		for i := range meas {
-			meas[i] = math.NaN()
-		}
+	if ds != nil && ds.RTT != nil && len(ds.RTT.Pairs) > 0 && t.Size <= MaxMatrixRanks && ds.World.Size <= MaxMatrixRanks {
+		best := ds.RTTMin()
+		n := min(t.Size, len(best))
 		measured := 0
-		for _, p := range ds.RTT.Pairs {
-			k := min(p.A, p.B)*n + max(p.A, p.B)
-			if math.IsNaN(meas[k]) {
-				measured++
-			}
-			if math.IsNaN(meas[k]) || p.Result.MinS < meas[k] {
-				meas[k] = p.Result.MinS
+		for i := 0; i < n; i++ {
+			for j := i + 1; j < n; j++ {
+				if !math.IsNaN(best[i][j]) {
+					measured++
+				}
 			}
 		}
 		// Above maxRatioPairs an evenly spaced subset: the summary of
@@ -105,7 +98,7 @@ func accuracy(t *topo.Topology, truth []topo.Level, plat *platform.Platform, ds 
 		seen := 0
 		for i := 0; i < n; i++ {
 			for j := i + 1; j < n; j++ {
-				if math.IsNaN(meas[i*n+j]) {
+				if math.IsNaN(best[i][j]) {
 					continue
 				}
 				if seen%step == 0 {
@@ -115,7 +108,7 @@ func accuracy(t *topo.Topology, truth []topo.Level, plat *platform.Platform, ds 
 			}
 		}
 		_, sum, err := metrics.LatencyRatios(pairs, paths.PathLatency, func(a, b int) (float64, error) {
-			return meas[min(a, b)*n+max(a, b)] / 2, nil
+			return best[a][b] / 2, nil
 		})
 		if err != nil {
 			return nil, fmt.Errorf("accuracy: latency ratios: %w", err)

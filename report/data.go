@@ -42,20 +42,10 @@ func DistanceFromDataset(ds *probe.Dataset, t *topo.Topology) (*Distance, error)
 	var d Distance
 	switch {
 	case ds.RTT != nil && len(ds.RTT.Pairs) > 0:
-		// Best RTT per directed pair, dense: a map lookup per pair costs
-		// seconds at 4096 ranks.
-		best := make([]float64, n*n)
-		for i := range best {
-			best[i] = math.NaN()
-		}
-		for _, p := range ds.RTT.Pairs {
-			if k := p.A*n + p.B; math.IsNaN(best[k]) || p.Result.MinS < best[k] {
-				best[k] = p.Result.MinS
-			}
-		}
+		best := ds.RTTMin()
 		buf := make([]float64, 1)
 		m, missing, err := cluster.RTTDistance(n, func(i, j int) []float64 {
-			if v := best[i*n+j]; !math.IsNaN(v) {
+			if v := best[i][j]; !math.IsNaN(v) {
 				buf[0] = v
 				return buf
 			}
@@ -66,12 +56,10 @@ func DistanceFromDataset(ds *probe.Dataset, t *topo.Topology) (*Distance, error)
 		}
 		d = Distance{M: m, Name: "minimum RTT", Unit: formatSeconds, Missing: missing}
 	case ds.Bandwidth != nil && len(ds.Bandwidth.Pairs) > 0:
+		bw := ds.BandwidthMatrix()
 		sim, missing, err := cluster.BandwidthSimilarity(n, func(i, j int) (float64, bool) {
-			r, ok := ds.Bandwidth.Lookup(i, j)
-			if !ok {
-				return 0, false
-			}
-			return r.BandwidthBps, true
+			v := bw[i][j]
+			return v, !math.IsNaN(v)
 		})
 		if err != nil {
 			return nil, fmt.Errorf("distance from dataset bandwidth: %w", err)

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -12,23 +13,61 @@ import (
 
 // WriteSlurm writes a topology.conf for Slurm's topology/tree plugin:
 // "SwitchName=s0 Nodes=a[00-01]" for switches above hosts and
-// "SwitchName=s2 Switches=s[0-1]" above switches. Slurm schedules whole
-// nodes, so ranks are collapsed to their hosts (every rank needs a host
-// name), and the switch layers are the levels coarser than hosts. Levels
-// that split a host are left out; a root switch is added when the coarsest
-// level has more than one group, since Slurm only places a job within one
-// switch fabric.
+// "SwitchName=s2 Switches=s[0-1]" above switches (see SlurmSwitches), with
+// "LinkSpeed=" in Mbit/s where the tree's bandwidth map measured every link
+// of the switch to its children.
 func (t *Topology) WriteSlurm(w io.Writer) error {
-	if err := t.Validate(); err != nil {
+	sws, err := t.SlurmSwitches()
+	if err != nil {
 		return err
+	}
+	hosts := 0
+	for _, s := range sws {
+		hosts += len(s.Nodes)
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# topology.conf for Slurm's topology/tree plugin, written by netaware\n")
+	if t.Method != nil && t.Method.Name != "" {
+		fmt.Fprintf(&b, "# from a topology found by %s\n", t.Method.Name)
+	}
+	fmt.Fprintf(&b, "# %d hosts, %d switches\n", hosts, len(sws))
+	for _, s := range sws {
+		if len(s.Nodes) > 0 {
+			fmt.Fprintf(&b, "SwitchName=%s Nodes=%s", s.Name, CompressHostlist(s.Nodes))
+		} else {
+			fmt.Fprintf(&b, "SwitchName=%s Switches=%s", s.Name, CompressHostlist(s.Switches))
+		}
+		if s.LinkSpeed != "" {
+			fmt.Fprintf(&b, " LinkSpeed=%s", s.LinkSpeed)
+		}
+		b.WriteByte('\n')
+	}
+	_, err = w.Write(b.Bytes())
+	return err
+}
+
+// SlurmSwitches is the switch hierarchy Slurm's tree topologies describe
+// (topology.conf and the tree of topology.yaml), leaf switches first. Slurm
+// schedules whole nodes, so ranks are collapsed to their hosts (every rank
+// needs a host name), and the switch layers are the levels coarser than
+// hosts. Levels that split a host are left out; a root switch is added when
+// the coarsest level has more than one group, since Slurm only places a job
+// within one switch fabric. Every switch lists either nodes or switches, as
+// Slurm wants: a host hanging directly off an upper switch gets a switch of
+// its own. LinkSpeed is the slowest measured bandwidth from the switch to
+// its children in Mbit/s (Slurm leaves the unit to the site), empty unless
+// the tree carries a bandwidth for every one of those links.
+func (t *Topology) SlurmSwitches() ([]SlurmSwitch, error) {
+	if err := t.Validate(); err != nil {
+		return nil, err
 	}
 	hostGroups, hosts, err := t.HostPartition()
 	if err != nil {
-		return fmt.Errorf("slurm topology.conf: %w", err)
+		return nil, fmt.Errorf("slurm topology: %w", err)
 	}
 	for _, h := range hosts {
-		if strings.ContainsAny(h, ",[] \t=#") {
-			return fmt.Errorf("slurm topology.conf: host name %q cannot be written in a hostlist", h)
+		if strings.ContainsAny(h, ",[] \t=#:") {
+			return nil, fmt.Errorf("slurm topology: host name %q cannot be written in a hostlist", h)
 		}
 	}
 	hostOf := make([]int, t.Size)
@@ -75,46 +114,57 @@ func (t *Topology) WriteSlurm(w io.Writer) error {
 			next++
 		}
 	}
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "# topology.conf for Slurm's topology/tree plugin, written by netaware\n")
-	if t.Method != nil && t.Method.Name != "" {
-		fmt.Fprintf(&b, "# from a topology found by %s\n", t.Method.Name)
+	var cuts *treeCuts
+	if t.Tree != nil {
+		cuts = newTreeCuts(t.Tree, t.Size)
 	}
-	fmt.Fprintf(&b, "# %d hosts, %d switches\n", len(hosts), next)
+	speed := func(kids []*nest) string {
+		if cuts == nil {
+			return ""
+		}
+		slowest := math.Inf(1)
+		for _, k := range kids {
+			bw, ok := cuts.bandwidth(k.allRanks())
+			if !ok {
+				return ""
+			}
+			slowest = min(slowest, bw)
+		}
+		return strconv.FormatInt(max(1, int64(math.Round(slowest*8/1e6))), 10)
+	}
+	var out []SlurmSwitch
 	for h := 1; h <= top; h++ {
 		for _, n := range byHeight[h] {
-			var names []string
 			leaf := true
 			for _, k := range n.kids {
 				if len(k.kids) > 0 {
 					leaf = false
 				}
 			}
+			sw := SlurmSwitch{Name: n.name, LinkSpeed: speed(n.kids)}
 			if leaf {
 				for _, k := range n.kids {
-					names = append(names, hosts[hostOf[k.ranks[0]]])
+					sw.Nodes = append(sw.Nodes, hosts[hostOf[k.ranks[0]]])
 				}
-				fmt.Fprintf(&b, "SwitchName=%s Nodes=%s\n", n.name, CompressHostlist(names))
+				out = append(out, sw)
 				continue
 			}
-			// Slurm wants a switch to list either nodes or switches; a host
-			// hanging directly off an upper switch gets a switch of its own.
 			for _, k := range n.kids {
 				if len(k.kids) == 0 {
 					k.name = "s" + strconv.Itoa(next)
 					next++
-					fmt.Fprintf(&b, "SwitchName=%s Nodes=%s\n", k.name, hosts[hostOf[k.ranks[0]]])
+					out = append(out, SlurmSwitch{Name: k.name, Nodes: []string{hosts[hostOf[k.ranks[0]]]}, LinkSpeed: speed([]*nest{k})})
 				}
-				names = append(names, k.name)
+				sw.Switches = append(sw.Switches, k.name)
 			}
-			fmt.Fprintf(&b, "SwitchName=%s Switches=%s\n", n.name, CompressHostlist(names))
+			out = append(out, sw)
 		}
 	}
-	_, err = w.Write(b.Bytes())
-	return err
+	return out, nil
 }
 
-// SlurmSwitch is one line of a topology.conf.
+// SlurmSwitch is one switch of a Slurm tree topology (a line of
+// topology.conf); Line is its line number when read from a file.
 type SlurmSwitch struct {
 	Name      string
 	Nodes     []string

@@ -20,6 +20,7 @@ import (
 	"netaware/discover"
 	"netaware/internal/atomicfile"
 	"netaware/model"
+	"netaware/order"
 	"netaware/platform"
 	"netaware/probe"
 	"netaware/report"
@@ -48,6 +49,8 @@ infer the topology together, and rank 0 writes into --out:
   topology.json  levels (socket, host, switch, site, ...) and the latency tree
   topology.dot   the tree for Graphviz
   topology.conf  a Slurm topology.conf (when ranks reported host names)
+  order.hostfile the ranks' hosts in depth-first order of the tree, one a
+                 rank, for srun, mpirun --hostfile, mpiexec -f ('netaware order')
   model.json     Hockney/PLogP parameters per group pair (standard, thorough)
   report.html    a self-contained report, plus its plots as PNG/SVG
 
@@ -170,6 +173,12 @@ func writeDiscovery(dir string, o *discover.Outcome, wf *worldFlags, info worldI
 	var slurm bytes.Buffer
 	if err := o.Topology.WriteSlurm(&slurm); err == nil {
 		if err := atomicfile.WriteFile(path("topology.conf"), slurm.Bytes()); err != nil {
+			return nil, err
+		}
+	}
+	var hostfile bytes.Buffer
+	if p, err := order.DepthFirst(o.Topology); err == nil && p.Write(&hostfile, "slurm-hostfile") == nil {
+		if err := atomicfile.WriteFile(path(order.FileName("slurm-hostfile")), hostfile.Bytes()); err != nil {
 			return nil, err
 		}
 	}
@@ -315,15 +324,38 @@ func levelLatencySamples(o *discover.Outcome, l topo.Level) (in, out []float64) 
 	if d == nil || len(reps) < 2 {
 		return nil, nil
 	}
-	group := map[int]int{}
-	for gi, g := range l.Groups {
+	// Slices, not a map, and at most about maxSummaryPairs evenly spaced
+	// pairs: the table's medians do not need the 8 million pairs of
+	// 4,096 ranks per level (seconds and 64 MB each).
+	size := 0
+	for _, g := range l.Groups {
 		for _, r := range g {
-			group[r] = gi
+			size = max(size, r+1)
 		}
 	}
+	group := make([]int, size)
+	for gi, g := range l.Groups {
+		for _, r := range g {
+			if r >= 0 {
+				group[r] = gi
+			}
+		}
+	}
+	groupOf := func(r int) int {
+		if r >= 0 && r < size {
+			return group[r]
+		}
+		return 0
+	}
+	n := len(reps)
+	step := max(1, (n*(n-1)/2+maxSummaryPairs-1)/maxSummaryPairs)
+	k := 0
 	for i := range reps {
-		for j := i + 1; j < len(reps); j++ {
-			if group[reps[i]] == group[reps[j]] {
+		for j := i + 1; j < n; j++ {
+			if k++; (k-1)%step != 0 {
+				continue
+			}
+			if groupOf(reps[i]) == groupOf(reps[j]) {
 				in = append(in, d.At(i, j))
 			} else {
 				out = append(out, d.At(i, j))
@@ -338,6 +370,9 @@ func median(v []float64) float64 {
 	sort.Float64s(v)
 	return v[len(v)/2]
 }
+
+// maxSummaryPairs bounds the pairs behind the summary table's medians.
+const maxSummaryPairs = 1 << 20
 
 func medianSeconds(v []float64) string {
 	if len(v) == 0 {

@@ -215,7 +215,11 @@ func platformShow(w io.Writer, p *platform.Platform) error {
 	}
 
 	n, tcp := p.Noise(), p.TCP()
-	fmt.Fprintf(w, "\nnoise: seed %d, latency jitter %g, bandwidth jitter %g\n", n.Seed, n.LatencyJitter, n.BandwidthJitter)
+	if n.Profile != "" {
+		fmt.Fprintf(w, "\nnoise: seed %d, profile %s\n", n.Seed, n.Profile)
+	} else {
+		fmt.Fprintf(w, "\nnoise: seed %d, latency jitter %g, bandwidth jitter %g\n", n.Seed, n.LatencyJitter, n.BandwidthJitter)
+	}
 	window := "no window bound"
 	if tcp.WindowBytes > 0 {
 		window = fmt.Sprintf("window %d bytes", tcp.WindowBytes)

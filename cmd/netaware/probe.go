@@ -374,6 +374,7 @@ Example:
 		f.IntVar(&rttMaxEx, "max-exchanges", 30, "ping-pongs per round at most")
 		f.IntVar(&rttStale, "stale", 10, "end a round after this many ping-pongs without a new best")
 		f.IntVar(&rttRounds, "rounds", 3, "rounds per pair")
+		f.BoolVar(&keep, "keep-samples", false, "store every ping-pong's RTT in the dataset, not only the rounds' bests")
 	case "plogp":
 		f.StringVar(&maxSize, "max-size", "1MiB", "largest message size M (sizes 0 and 2^i up to M)")
 		f.IntVar(&reps, "reps", 16, "repetitions R of every timed operation")
@@ -406,7 +407,7 @@ Example:
 			if rttBytes < 1 || rttMaxEx < 1 || rttStale < 1 || rttRounds < 1 {
 				return usagef("--bytes, --max-exchanges, --stale and --rounds must be >= 1")
 			}
-			cp.RTT = probe.RTTParams{Bytes: rttBytes, MaxExchanges: rttMaxEx, Stale: rttStale, Rounds: rttRounds}
+			cp.RTT = probe.RTTParams{Bytes: rttBytes, MaxExchanges: rttMaxEx, Stale: rttStale, Rounds: rttRounds, KeepSamples: keep}
 		case "plogp":
 			m, err := parseSize("max-size", maxSize)
 			if err != nil {

@@ -27,7 +27,10 @@ var subcommands []func() *cobra.Command
 func register(f func() *cobra.Command) { subcommands = append(subcommands, f) }
 
 func newRootCmd() *cobra.Command {
-	var logLevel string
+	var (
+		logLevel string
+		prof     profiling
+	)
 	root := &cobra.Command{
 		Use:   "netaware",
 		Short: "Discover how processes are connected, model the network, tune collectives",
@@ -43,9 +46,16 @@ a coordinator address).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			return setupLogging(logLevel)
+			if err := setupLogging(logLevel); err != nil {
+				return err
+			}
+			return prof.start()
+		},
+		PersistentPostRunE: func(cmd *cobra.Command, args []string) error {
+			return prof.stop()
 		},
 	}
+	prof.flags(root)
 	root.PersistentFlags().StringVar(&logLevel, "log-level", "warn", "log level: debug, info, warn or error (logs go to stderr)")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return &usageError{fmt.Errorf("%s: %w (see '%s --help')", cmd.CommandPath(), err, cmd.CommandPath())}

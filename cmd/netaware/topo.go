@@ -45,7 +45,7 @@ See docs/topology-files.md for the formats.`,
 	return cmd
 }
 
-var topoFormats = []string{"json", "dot", "slurm", "mpich-coords", "lgate", "text"}
+var topoFormats = []string{"json", "dot", "slurm", "slurm-yaml", "mpich-coords", "lgate", "text"}
 var topoInputFormats = []string{"json", "lgate", "slurm", "mpich-coords"}
 
 // topoFormatAliases are other names accepted for a format.
@@ -73,6 +73,8 @@ Output formats (--to):
                 nested clusters (render with 'dot -Tsvg')
   slurm         topology.conf for Slurm's topology/tree plugin; ranks are collapsed
                 to their hosts, so every rank needs a host name
+  slurm-yaml    topology.yaml for Slurm 24.11 and later: the same switch tree
+                (cluster default) and a block topology of the leaf switches
   mpich-coords  the file MPICH reads from MPIR_CVAR_COORDINATES_FILE
                 ("rank: group_id switch_id port"); "mpich" for short
   lgate         the nested cluster/group file of the LGate test harness (seed 003)
@@ -84,6 +86,7 @@ Input formats (--from):
   ranks carry the host names.`,
 		Example: `  netaware topo convert topology.json --to dot -o topology.dot && dot -Tsvg topology.dot -o topology.svg
   netaware topo convert topology.json --to slurm -o /etc/slurm/topology.conf
+  netaware topo convert topology.json --to slurm-yaml -o /etc/slurm/topology.yaml
   netaware topo convert topology.json --to mpich-coords -o coords.txt
   MPIR_CVAR_COORDINATES_FILE=coords.txt mpiexec -n 64 ./app
   netaware topo convert groups.lgate --from lgate --to json -o topology.json`,
@@ -168,6 +171,8 @@ func writeTopologyAs(w io.Writer, t *topo.Topology, format string) error {
 		return t.WriteDOT(w)
 	case "slurm":
 		return t.WriteSlurm(w)
+	case "slurm-yaml":
+		return t.WriteSlurmYAML(w)
 	case "mpich-coords":
 		return t.WriteMPICHCoords(w)
 	case "lgate":

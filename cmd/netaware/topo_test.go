@@ -37,6 +37,7 @@ func TestTopoConvertEveryFormat(t *testing.T) {
 		"json":         `"version": 1`,
 		"dot":          `"s0" -- "s2" [label="2us"];`,
 		"slurm":        "SwitchName=s2 Switches=s[0-1]",
+		"slurm-yaml":   "- topology: netaware-block\n  cluster_default: false\n  block:\n    block_sizes:\n      - 2\n      - 4\n",
 		"mpich-coords": "3: 0 1 -1",
 		"lgate":        "cluster { group { 2-3 } }",
 		"text":         "switch 1: 2 ranks 2-3 on b[00-01]",

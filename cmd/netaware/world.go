@@ -18,6 +18,7 @@ import (
 type worldFlags struct {
 	platform string
 	noNoise  bool
+	noise    string
 	seed     int64
 	local    int
 	// coordinator overrides NETAWARE_COORDINATOR for ranks started by a
@@ -30,6 +31,7 @@ func addWorldFlags(cmd *cobra.Command) *worldFlags {
 	f := cmd.Flags()
 	f.StringVar(&wf.platform, "platform", "", "run on this simulated platform: a built-in name (see 'netaware platform list') or a platform.yaml file")
 	f.BoolVar(&wf.noNoise, "no-noise", false, "simulator: switch the platform's noise off")
+	f.StringVar(&wf.noise, "noise", "", "simulator: replace the platform's noise by a profile fitted to real networks: realistic (docs/noise.md)")
 	f.Int64Var(&wf.seed, "seed", 0, "simulator: noise seed (0 = the platform's)")
 	f.IntVar(&wf.local, "local", 0, "run N ranks as goroutines of this process (real clock, no network)")
 	f.StringVar(&wf.coordinator, "coordinator", "", "TCP world: host:port where rank 0 listens and every rank registers (default $NETAWARE_COORDINATOR)")
@@ -72,8 +74,14 @@ func runSimWorld(ctx context.Context, wf *worldFlags, body func(ctx context.Cont
 	if err != nil {
 		return worldInfo{}, usagef("--platform: %v", err)
 	}
+	if _, err := platform.ParseNoiseProfile(wf.noise); err != nil {
+		return worldInfo{}, usagef("--noise: %v", err)
+	}
+	if wf.noise != "" && wf.noNoise {
+		return worldInfo{}, usagef("--noise and --no-noise are exclusive")
+	}
 	info := worldInfo{Kind: "sim", Platform: p.Name, Size: p.NumRanks()}
-	res, err := sim.Run(ctx, p, sim.Options{NoNoise: wf.noNoise, Seed: wf.seed}, body)
+	res, err := sim.Run(ctx, p, sim.Options{NoNoise: wf.noNoise, Noise: wf.noise, Seed: wf.seed}, body)
 	info.VirtualTime = res.VirtualTime
 	return info, err
 }

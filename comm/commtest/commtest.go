@@ -27,6 +27,7 @@ func Run(t *testing.T, run Runner, sizes ...int) {
 	t.Run("AllToAllEveryTagAndSource", func(t *testing.T) { AllToAll(t, run, big, 3) })
 	t.Run("AnySourceOrdering", func(t *testing.T) { AnySourceOrdering(t, run) })
 	t.Run("SubCommunicatorIsolation", func(t *testing.T) { SubIsolation(t, run) })
+	t.Run("SubPrefixAndBadLists", func(t *testing.T) { SubPrefix(t, run) })
 	t.Run("SsendWaitsForMatch", func(t *testing.T) { SsendCompletes(t, run) })
 	t.Run("Truncation", func(t *testing.T) { Truncation(t, run) })
 	for _, n := range sizes {
@@ -173,6 +174,77 @@ func SubIsolation(t *testing.T, run Runner) {
 			}
 		}
 		if err := comm.Barrier(ctx, s1); err != nil {
+			return err
+		}
+		return comm.Barrier(ctx, c)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// SubPrefix: a sub-communicator of the first ranks in order (which keeps
+// no rank maps) and one of a sub of it number ranks and report sources
+// like any other, and stay apart from a duplicate with the same members;
+// lists naming a rank twice, in any order, are refused.
+func SubPrefix(t *testing.T, run Runner) {
+	const n = 5
+	err := run(context.Background(), n, func(ctx context.Context, c comm.Comm) error {
+		for _, bad := range [][]int{{0, 1, 1}, {2, 0, 2}, {3, 1, 0, 1}} {
+			if _, err := c.Sub(bad); err == nil {
+				return fmt.Errorf("Sub(%v) accepted", bad)
+			}
+		}
+		me := c.Rank()
+		if me == 4 {
+			return comm.Barrier(ctx, c)
+		}
+		p1, err := c.Sub([]int{0, 1, 2, 3})
+		if err != nil {
+			return err
+		}
+		p2, err := c.Sub([]int{0, 1, 2, 3})
+		if err != nil {
+			return err
+		}
+		if p1.Rank() != me || p1.Size() != 4 {
+			return fmt.Errorf("prefix sub rank %d size %d", p1.Rank(), p1.Size())
+		}
+		// Ranks 1..3 send their rank on p2 then p1; rank 0 takes p1's first.
+		b := make([]byte, 1)
+		if me != 0 {
+			if err := p2.Send(ctx, 0, 0, []byte{byte(10 + me)}); err != nil {
+				return err
+			}
+			if err := p1.Send(ctx, 0, 0, []byte{byte(me)}); err != nil {
+				return err
+			}
+		} else {
+			for i := 0; i < 3; i++ {
+				st, err := p1.Recv(ctx, comm.AnySource, 0, b)
+				if err != nil || int(b[0]) != st.Source {
+					return fmt.Errorf("prefix sub receive: %v, %d from %d", err, b[0], st.Source)
+				}
+				st, err = p2.Recv(ctx, st.Source, 0, b)
+				if err != nil || int(b[0]) != 10+st.Source {
+					return fmt.Errorf("duplicate sub receive: %v, %d from %d", err, b[0], st.Source)
+				}
+			}
+		}
+		// A sub of the prefix that is not a prefix of the world: [2, 3].
+		if me >= 2 {
+			q, err := p1.Sub([]int{2, 3})
+			if err != nil {
+				return err
+			}
+			if q.Rank() != me-2 {
+				return fmt.Errorf("sub of the prefix: rank %d, want %d", q.Rank(), me-2)
+			}
+			if _, err := comm.Sendrecv(ctx, q, 1-q.Rank(), 0, []byte{byte(me)}, 1-q.Rank(), 0, b); err != nil || int(b[0]) != 5-me {
+				return fmt.Errorf("sub of the prefix exchange: %v, got %d", err, b[0])
+			}
+		}
+		if err := comm.Barrier(ctx, p1); err != nil {
 			return err
 		}
 		return comm.Barrier(ctx, c)

@@ -47,6 +47,9 @@ type Options struct {
 	Weighting netsim.Weighting
 	// NoNoise ignores the platform's noise section.
 	NoNoise bool
+	// Noise, if set, replaces the platform's noise by a named profile
+	// (platform.NoiseRealistic).
+	Noise string
 	// Seed, if non-zero, replaces the platform's noise seed.
 	Seed int64
 	// PollInterval is the virtual cost of a Test that finds nothing done
@@ -134,8 +137,20 @@ func newKernel(p *platform.Platform, opts Options) (*kernel, error) {
 	if opts.Seed != 0 {
 		ns.Seed = opts.Seed
 	}
+	if opts.Noise != "" {
+		ns.Profile, ns.LatencyJitter, ns.BandwidthJitter = opts.Noise, 0, 0
+	}
 	if opts.NoNoise {
-		ns.LatencyJitter, ns.BandwidthJitter = 0, 0
+		ns.LatencyJitter, ns.BandwidthJitter, ns.Profile = 0, 0, ""
+	}
+	var real *netsim.Realistic
+	switch ns.Profile {
+	case "":
+	case platform.NoiseRealistic:
+		r := netsim.RealisticProfile()
+		real, ns.BandwidthJitter = &r, r.BandwidthJitter
+	default:
+		return nil, fmt.Errorf("sim: unknown noise profile %q", ns.Profile)
 	}
 	tcp := p.TCP()
 	net, err := netsim.New(netsim.Config{
@@ -154,6 +169,9 @@ func newKernel(p *platform.Platform, opts Options) (*kernel, error) {
 	noise, err := netsim.NewNoise(ns.Seed^0x4c4154454e4359, ns.LatencyJitter, 0)
 	if err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
+	}
+	if real != nil {
+		noise = netsim.NewRealisticNoise(ns.Seed^0x4c4154454e4359, *real)
 	}
 	k := &kernel{
 		p:       p,
@@ -365,8 +383,13 @@ type rank struct {
 	blocked bool     // waiting for the baton
 	waiting *request // the request a Wait blocks on, for the deadlock report
 	busy    float64  // the rank's CPU is busy with message overheads until then
-	done    bool
-	err     error
+	// lastFrom and lastCopy are the sender buffer of the last eager
+	// message and its copy (eagerCopy), held by lastRefs messages.
+	lastFrom *byte
+	lastCopy []byte
+	lastRefs int
+	done     bool
+	err      error
 }
 
 func (r *rank) main(ctx context.Context, body func(ctx context.Context, c comm.Comm) error) {

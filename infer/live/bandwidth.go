@@ -28,11 +28,12 @@ type BandwidthParams struct {
 func DefaultBandwidthParams() BandwidthParams { return BandwidthParams{Bytes: 1 << 20, Reps: 3} }
 
 // BandwidthMap builds seed 002's bandwidth map (Sect. 6.1) over tree t
-// among the live ranks of c (collective: every rank calls it with the same
-// tree, as live.Infer returns it). The schedule is computed on every rank
-// alike; after each parallel round every pair's result goes to rank 0,
-// which broadcasts the round's results so that all ranks elect the same
-// hosts for the next stage.
+// among the live ranks of c (collective). Rank 0 runs the staged schedule
+// and returns the map; before each parallel round it broadcasts the
+// round's pairs, the ranks of those pairs measure, and the initiators
+// send their result to rank 0. The other ranks return nil and never read
+// t (they may pass nil): the schedule and the map are O(N) each, and
+// every rank computing them was O(N^2) in time and memory in all.
 func BandwidthMap(ctx context.Context, c comm.Comm, t *infer.Tree, p BandwidthParams) (*infer.BandwidthMap, error) {
 	if p.Bytes <= 0 || p.Reps <= 0 {
 		return nil, fmt.Errorf("infer: bandwidth map: %d bytes x %d reps", p.Bytes, p.Reps)
@@ -45,8 +46,28 @@ func BandwidthMap(ctx context.Context, c comm.Comm, t *infer.Tree, p BandwidthPa
 	if err != nil {
 		return nil, err
 	}
-	return infer.BuildBandwidthMap(t, &bwProber{ctx: ctx, c: dup, p: p})
+	b := &bwProber{ctx: ctx, c: dup, p: p}
+	if dup.Rank() != 0 {
+		return nil, b.follow()
+	}
+	m, err := infer.BuildBandwidthMap(t, b)
+	end := roundDone
+	if err != nil {
+		end = roundFailed
+	}
+	if _, berr := comm.BcastBytes(ctx, dup, []byte{end}); err == nil && berr != nil {
+		err = berr
+	}
+	return m, err
 }
+
+// Kinds of rank 0's round announcements: a round of pairs follows, the
+// map is done, or rank 0 failed (the others stop with an error).
+const (
+	roundPairs byte = iota + 1
+	roundDone
+	roundFailed
+)
 
 type bwProber struct {
 	ctx context.Context
@@ -54,12 +75,78 @@ type bwProber struct {
 	p   BandwidthParams
 }
 
+// Bandwidths runs one round from rank 0: announce it, take part, collect
+// the initiators' results in pair order.
 func (b *bwProber) Bandwidths(pairs []infer.PairBandwidth) ([]float64, error) {
+	enc := []byte{roundPairs}
+	for _, q := range pairs {
+		enc = binary.LittleEndian.AppendUint32(enc, uint32(q.A))
+		enc = binary.LittleEndian.AppendUint32(enc, uint32(q.B))
+	}
+	if _, err := comm.BcastBytes(b.ctx, b.c, enc); err != nil {
+		return nil, err
+	}
+	mine, err := b.round(pairs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, len(pairs))
+	for i, q := range pairs {
+		if q.A == 0 {
+			out[i] = mine
+			continue
+		}
+		var buf [8]byte
+		if _, err := b.c.Recv(b.ctx, q.A, tagResult, buf[:]); err != nil {
+			return nil, fmt.Errorf("infer: bandwidth result of rank %d: %w", q.A, err)
+		}
+		out[i] = math.Float64frombits(binary.LittleEndian.Uint64(buf[:]))
+	}
+	return out, nil
+}
+
+// follow is a rank other than 0: it takes part in every round rank 0
+// announces until the map is done.
+func (b *bwProber) follow() error {
+	for {
+		enc, err := comm.BcastBytes(b.ctx, b.c, nil)
+		if err != nil {
+			return err
+		}
+		switch {
+		case len(enc) == 1 && enc[0] == roundDone:
+			return nil
+		case len(enc) == 1 && enc[0] == roundFailed:
+			return fmt.Errorf("infer: bandwidth map failed on rank 0")
+		case len(enc) == 0 || enc[0] != roundPairs || (len(enc)-1)%8 != 0:
+			return fmt.Errorf("infer: bandwidth round announcement of %d bytes from rank 0", len(enc))
+		}
+		pairs := make([]infer.PairBandwidth, (len(enc)-1)/8)
+		for i := range pairs {
+			pairs[i] = infer.PairBandwidth{A: int(binary.LittleEndian.Uint32(enc[1+8*i:])), B: int(binary.LittleEndian.Uint32(enc[5+8*i:]))}
+		}
+		mine, err := b.round(pairs)
+		if err != nil {
+			return err
+		}
+		if mine >= 0 {
+			var buf [8]byte
+			binary.LittleEndian.PutUint64(buf[:], math.Float64bits(mine))
+			if err := b.c.Send(b.ctx, 0, tagResult, buf[:]); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// round takes this rank's part in a round's pairs, in order; it returns
+// the rate it measured as an initiator, or -1.
+func (b *bwProber) round(pairs []infer.PairBandwidth) (float64, error) {
 	me, n := b.c.Rank(), b.c.Size()
 	mine := -1.0
 	for _, q := range pairs {
 		if q.A < 0 || q.B < 0 || q.A >= n || q.B >= n || q.A == q.B {
-			return nil, fmt.Errorf("infer: bandwidth pair %d-%d outside a world of %d", q.A, q.B, n)
+			return 0, fmt.Errorf("infer: bandwidth pair %d-%d outside a world of %d", q.A, q.B, n)
 		}
 		var err error
 		switch me {
@@ -69,43 +156,10 @@ func (b *bwProber) Bandwidths(pairs []infer.PairBandwidth) ([]float64, error) {
 			err = b.serve(q.A)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("infer: bandwidth %d-%d: %w", q.A, q.B, err)
+			return 0, fmt.Errorf("infer: bandwidth %d-%d: %w", q.A, q.B, err)
 		}
 	}
-	// Results to rank 0 in pair order, then to everyone.
-	var enc []byte
-	if me == 0 {
-		enc = make([]byte, 8*len(pairs))
-		for i, q := range pairs {
-			v := mine
-			if q.A != 0 {
-				var buf [8]byte
-				if _, err := b.c.Recv(b.ctx, q.A, tagResult, buf[:]); err != nil {
-					return nil, fmt.Errorf("infer: bandwidth result of rank %d: %w", q.A, err)
-				}
-				v = math.Float64frombits(binary.LittleEndian.Uint64(buf[:]))
-			}
-			binary.LittleEndian.PutUint64(enc[8*i:], math.Float64bits(v))
-		}
-	} else if mine >= 0 {
-		var buf [8]byte
-		binary.LittleEndian.PutUint64(buf[:], math.Float64bits(mine))
-		if err := b.c.Send(b.ctx, 0, tagResult, buf[:]); err != nil {
-			return nil, err
-		}
-	}
-	enc, err := comm.BcastBytes(b.ctx, b.c, enc)
-	if err != nil {
-		return nil, err
-	}
-	if len(enc) != 8*len(pairs) {
-		return nil, fmt.Errorf("infer: bandwidth round: %d bytes of results for %d pairs", len(enc), len(pairs))
-	}
-	out := make([]float64, len(pairs))
-	for i := range out {
-		out[i] = math.Float64frombits(binary.LittleEndian.Uint64(enc[8*i:]))
-	}
-	return out, nil
+	return mine, nil
 }
 
 // measure sends Reps bulk messages to peer, each acknowledged by a byte;
@@ -124,7 +178,7 @@ func (b *bwProber) measure(peer int) (float64, error) {
 		}
 		rtt0 = min(rtt0, b.c.Now()-t0)
 	}
-	buf := make([]byte, b.p.Bytes)
+	buf := comm.Zeros(b.p.Bytes) // never read: shared by the ranks of a process
 	rates := make([]float64, b.p.Reps)
 	for i := range rates {
 		t0 := b.c.Now()

@@ -30,12 +30,14 @@ const (
 	kindDone  // the final tree, relayed along a binomial tree
 )
 
-// Tags on the private communicator: the protocol, and the gathering of
+// Tags on the private communicator: the protocol, the gathering of
 // measurements at the end (which may start on a rank while rank 0 still
-// relays the final tree).
+// relays the final tree), and tree bodies (after their header on
+// tagProtocol).
 const (
 	tagProtocol = 0
 	tagGather   = 1
+	tagTree     = 2
 )
 
 // Params of the pair measurement (seed 002 Fig. 6).
@@ -61,10 +63,7 @@ type Result struct {
 }
 
 // Measurement is one pair's result of seed 002's protocol.
-type Measurement struct {
-	A, B int
-	RTT  infer.RTT
-}
+type Measurement = infer.Measurement
 
 // Infer runs the distributed inference on every rank of c (collective: all
 // ranks call it) and returns the same tree on every rank. Ranks join the
@@ -79,7 +78,7 @@ func Infer(ctx context.Context, c comm.Comm, p Params) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	r := &runner{c: dup, p: p, me: c.Rank(), n: n, buf: make([]byte, 64+infer.EncodedSize(2*n+2))}
+	r := &runner{c: dup, p: p, me: c.Rank(), n: n}
 	res, err := r.run(ctx)
 	if err != nil {
 		return res, err
@@ -95,11 +94,13 @@ func gatherMeasurements(ctx context.Context, c comm.Comm, known map[int]infer.RT
 		peers = append(peers, j)
 	}
 	slices.Sort(peers)
-	enc := make([]byte, 0, 20*len(peers))
+	const rec = 28 // rank, min, max, next
+	enc := make([]byte, 0, rec*len(peers))
 	for _, j := range peers {
 		enc = binary.LittleEndian.AppendUint32(enc, uint32(j))
 		enc = binary.LittleEndian.AppendUint64(enc, math.Float64bits(known[j].Min))
 		enc = binary.LittleEndian.AppendUint64(enc, math.Float64bits(known[j].Max))
+		enc = binary.LittleEndian.AppendUint64(enc, math.Float64bits(known[j].Next))
 	}
 	if c.Rank() != 0 {
 		var hdr [8]byte
@@ -111,12 +112,13 @@ func gatherMeasurements(ctx context.Context, c comm.Comm, known map[int]infer.RT
 	}
 	var out []Measurement
 	decode := func(a int, b []byte) {
-		for len(b) >= 20 {
+		for len(b) >= rec {
 			out = append(out, Measurement{A: a, B: int(binary.LittleEndian.Uint32(b)), RTT: infer.RTT{
-				Min: math.Float64frombits(binary.LittleEndian.Uint64(b[4:])),
-				Max: math.Float64frombits(binary.LittleEndian.Uint64(b[12:])),
+				Min:  math.Float64frombits(binary.LittleEndian.Uint64(b[4:])),
+				Max:  math.Float64frombits(binary.LittleEndian.Uint64(b[12:])),
+				Next: math.Float64frombits(binary.LittleEndian.Uint64(b[20:])),
 			}})
-			b = b[20:]
+			b = b[rec:]
 		}
 	}
 	decode(0, enc)
@@ -126,7 +128,7 @@ func gatherMeasurements(ctx context.Context, c comm.Comm, known map[int]infer.RT
 			return nil, err
 		}
 		n := binary.LittleEndian.Uint64(hdr[:])
-		if n > 20*uint64(c.Size()) {
+		if n > rec*uint64(c.Size()) {
 			return nil, fmt.Errorf("infer: rank %d announces %d bytes of measurements", src, n)
 		}
 		b := make([]byte, n)
@@ -138,29 +140,48 @@ func gatherMeasurements(ctx context.Context, c comm.Comm, known map[int]infer.RT
 	return out, nil
 }
 
+// The protocol never blocks on a send. A rank waits only in receives,
+// and every send it starts is either known to have been received before it
+// is waited for (a ping, once its pong is back; a pong, once the same
+// peer's next ping arrives) or left pending until the rank has received
+// the final tree, after which it expects no protocol message and may block
+// until its sends complete. So the protocol is the same whether a send is
+// eager (complete at once) or a rendezvous (complete once the receiver has
+// matched it): it holds for any eager limit of the world, zero included.
+//
+// Trees travel as a small header on tagProtocol (kind, running counts,
+// body length) followed by the body on tagTree from the same source, so
+// that the receive buffer for protocol messages is small and fixed and a
+// tree's buffer is allocated at its exact size only when one arrives.
+
 type runner struct {
-	c      comm.Comm
-	p      Params
-	me, n  int
-	buf    []byte
-	seq    uint64
-	ahead  *infer.Tree
-	tree   *infer.Tree
-	counts [3]int // add measurements, pairs, exchanges carried along the chain
-	done   *Result
-	exch   int
-	known  map[int]infer.RTT
+	c     comm.Comm
+	p     Params
+	me, n int
+	buf   [hdrSize]byte
+	seq   uint64
+	ahead *infer.Tree
+	tree  *infer.Tree
+	// counts are the add measurements, pairs and exchanges carried along
+	// the chain.
+	counts  [3]int
+	done    *Result
+	exch    int
+	known   map[int]infer.RTT
+	pending []comm.Request       // tree sends, waited for once done
+	pongs   map[int]comm.Request // the last pong sent to each pinger
 }
+
+// hdrSize is the largest protocol message: a tree header.
+const hdrSize = 1 + 8*4
 
 func (r *runner) run(ctx context.Context) (Result, error) {
 	if r.n == 1 {
 		return Result{Tree: infer.NewTree(0)}, nil
 	}
 	if r.me == 0 {
-		t := infer.NewTree(0)
-		if err := r.pass(ctx, t); err != nil {
-			return Result{}, err
-		}
+		enc, _ := infer.NewTree(0).MarshalBinary()
+		r.pass(enc)
 	} else {
 		if err := r.addSelf(ctx); err != nil {
 			return Result{}, err
@@ -171,6 +192,16 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 			return Result{}, err
 		}
 	}
+	// Nothing more is addressed to this rank on the protocol: every send it
+	// started has been or will be received without its help.
+	for _, q := range r.pongs {
+		r.pending = append(r.pending, q)
+	}
+	r.pongs = nil
+	if err := comm.Wait(ctx, r.pending...); err != nil {
+		return Result{}, err
+	}
+	r.pending = nil
 	return *r.done, nil
 }
 
@@ -203,46 +234,49 @@ func (r *runner) addSelf(ctx context.Context) error {
 	if err := ad.Add(t, ad.Closest(t)); err != nil {
 		return err
 	}
+	// The trees are the next ranks' business now: a rank keeps none of
+	// them while it waits for the end.
+	r.tree, r.ahead = nil, nil
 	r.known = ad.Known
 	r.counts[0] += ad.AddRTT
 	r.counts[1] += ad.Measured()
 	r.counts[2] += r.exch
+	enc, _ := t.MarshalBinary()
 	if r.me == r.n-1 {
-		res := Result{Tree: t, AddMeasurements: r.counts[0], Pairs: r.counts[1], Exchanges: r.counts[2]}
+		res := Result{Tree: sharedTree(enc, t), AddMeasurements: r.counts[0], Pairs: r.counts[1], Exchanges: r.counts[2]}
 		r.done = &res
-		return r.relayDone(ctx, t)
+		r.relayDone(enc)
+		return nil
 	}
-	return r.pass(ctx, t)
+	r.pass(enc)
+	return nil
 }
 
-// pass sends T_i on to H_{i+1} (with the running counts) and ahead to
-// H_{i+Ahead}.
-func (r *runner) pass(ctx context.Context, t *infer.Tree) error {
-	enc, _ := t.MarshalBinary()
-	msg := r.treeMsg(kindTree, enc)
-	reqs := []comm.Request{r.c.Isend(r.me+1, tagProtocol, msg)}
+// pass sends T_i (encoded) on to H_{i+1} with the running counts, and
+// ahead to H_{i+Ahead}.
+func (r *runner) pass(enc []byte) {
+	r.sendTree(r.me+1, kindTree, enc)
 	if r.me+infer.Ahead < r.n {
-		reqs = append(reqs, r.c.Isend(r.me+infer.Ahead, tagProtocol, r.treeMsg(kindAhead, enc)))
+		r.sendTree(r.me+infer.Ahead, kindAhead, enc)
 	}
-	return r.waitServing(ctx, reqs)
 }
 
-func (r *runner) treeMsg(kind byte, enc []byte) []byte {
-	m := make([]byte, 1+24, 1+24+len(enc))
-	m[0] = kind
+// sendTree starts sending a tree header and body to dst; they complete
+// in the background and are waited for at the end.
+func (r *runner) sendTree(dst int, kind byte, enc []byte) {
+	h := make([]byte, hdrSize)
+	h[0] = kind
 	for i, v := range r.counts {
-		binary.LittleEndian.PutUint64(m[1+8*i:], uint64(v))
+		binary.LittleEndian.PutUint64(h[1+8*i:], uint64(v))
 	}
-	return append(m, enc...)
+	binary.LittleEndian.PutUint64(h[1+24:], uint64(len(enc)))
+	r.pending = append(r.pending, r.c.Isend(dst, tagProtocol, h), r.c.Isend(dst, tagTree, enc))
 }
 
-// relayDone forwards the final tree along a binomial tree rooted at the
-// last rank; a rank stops serving once it has forwarded it.
-func (r *runner) relayDone(ctx context.Context, t *infer.Tree) error {
-	enc, _ := t.MarshalBinary()
-	msg := r.treeMsg(kindDone, enc)
+// relayDone forwards the final tree (encoded) along a binomial tree
+// rooted at the last rank.
+func (r *runner) relayDone(enc []byte) {
 	rel := (r.me - (r.n - 1) + r.n) % r.n // rank relative to the root
-	var reqs []comm.Request
 	low := rel & -rel
 	if rel == 0 {
 		low = 1
@@ -252,35 +286,14 @@ func (r *runner) relayDone(ctx context.Context, t *infer.Tree) error {
 	}
 	for k := low >> 1; k >= 1; k >>= 1 {
 		if rel+k < r.n {
-			reqs = append(reqs, r.c.Isend((rel+k+r.n-1)%r.n, tagProtocol, msg))
+			r.sendTree((rel+k+r.n-1)%r.n, kindDone, enc)
 		}
 	}
-	return r.waitServing(ctx, reqs)
-}
-
-// waitServing waits for sends to complete while answering pings, so that
-// a rendezvous send to a busy peer cannot deadlock the protocol.
-func (r *runner) waitServing(ctx context.Context, reqs []comm.Request) error {
-	for _, q := range reqs {
-		for {
-			done, _, err := q.Test()
-			if err != nil {
-				return err
-			}
-			if done {
-				break
-			}
-			if err := r.step(ctx); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 // step receives one protocol message and handles it.
 func (r *runner) step(ctx context.Context) error {
-	st, err := r.c.Recv(ctx, comm.AnySource, tagProtocol, r.buf)
+	st, err := r.c.Recv(ctx, comm.AnySource, tagProtocol, r.buf[:])
 	if err != nil {
 		return err
 	}
@@ -293,30 +306,62 @@ func (r *runner) handle(ctx context.Context, src int, m []byte) error {
 	}
 	switch m[0] {
 	case kindPing:
+		if len(m) != 9 {
+			return fmt.Errorf("infer: ping of %d bytes from rank %d", len(m), src)
+		}
+		if q := r.pongs[src]; q != nil {
+			// src sends a ping only once it has our previous pong: that
+			// send is complete.
+			if _, err := q.Wait(ctx); err != nil {
+				return err
+			}
+		}
 		reply := append([]byte{kindPong}, m[1:]...)
-		return r.c.Send(ctx, src, tagProtocol, reply)
+		if r.pongs == nil {
+			r.pongs = map[int]comm.Request{}
+		}
+		r.pongs[src] = r.c.Isend(src, tagProtocol, reply)
+		return nil
 	case kindPong:
 		return fmt.Errorf("infer: unexpected pong from rank %d", src)
 	case kindAhead, kindTree, kindDone:
-		if len(m) < 25 {
-			return fmt.Errorf("infer: short tree message from rank %d", src)
+		if len(m) != hdrSize {
+			return fmt.Errorf("infer: tree header of %d bytes from rank %d", len(m), src)
 		}
-		t, err := infer.UnmarshalTree(m[25:])
-		if err != nil {
-			return fmt.Errorf("infer: tree from rank %d: %w", src, err)
+		size := binary.LittleEndian.Uint64(m[1+24:])
+		if size == 0 || size > uint64(infer.EncodedSize(2*r.n)) {
+			return fmt.Errorf("infer: rank %d announces a tree of %d bytes for %d ranks", src, size, r.n)
 		}
 		var counts [3]int
 		for i := range counts {
 			counts[i] = int(binary.LittleEndian.Uint64(m[1+8*i:]))
 		}
-		switch m[0] {
+		kind := m[0]
+		// The body was sent right after the header: this receive needs
+		// nothing more from src.
+		enc := make([]byte, size)
+		if _, err := r.c.Recv(ctx, src, tagTree, enc); err != nil {
+			return fmt.Errorf("infer: tree from rank %d: %w", src, err)
+		}
+		var t *infer.Tree
+		var err error
+		if kind == kindDone {
+			t, err = decodeShared(enc)
+		} else {
+			t, err = infer.UnmarshalTree(enc)
+		}
+		if err != nil {
+			return fmt.Errorf("infer: tree from rank %d: %w", src, err)
+		}
+		switch kind {
 		case kindAhead:
 			r.ahead = t
 		case kindTree:
 			r.tree, r.counts = t, counts
 		case kindDone:
 			r.done = &Result{Tree: t, AddMeasurements: counts[0], Pairs: counts[1], Exchanges: counts[2]}
-			return r.relayDone(ctx, t)
+			r.counts = counts // the totals, relayed as received
+			r.relayDone(enc)
 		}
 		return nil
 	}
@@ -331,18 +376,23 @@ func (r *runner) pingPong(ctx context.Context, peer int) (time.Duration, error) 
 	ping[0] = kindPing
 	binary.LittleEndian.PutUint64(ping[1:], r.seq)
 	t0 := r.c.Now()
-	if err := r.c.Send(ctx, peer, tagProtocol, ping[:]); err != nil {
-		return 0, err
-	}
+	// Non-blocking: the peer may be pinging this rank at the same moment,
+	// and two blocking rendezvous sends would wait for each other.
+	q := r.c.Isend(peer, tagProtocol, ping[:])
 	for {
-		st, err := r.c.Recv(ctx, comm.AnySource, tagProtocol, r.buf)
+		st, err := r.c.Recv(ctx, comm.AnySource, tagProtocol, r.buf[:])
 		if err != nil {
 			return 0, err
 		}
 		m := r.buf[:st.Count]
 		if len(m) == 9 && m[0] == kindPong && st.Source == peer && binary.LittleEndian.Uint64(m[1:]) == r.seq {
+			d := r.c.Now() - t0
 			r.exch++
-			return r.c.Now() - t0, nil
+			// The peer answered: it has received the ping.
+			if _, err := q.Wait(ctx); err != nil {
+				return 0, err
+			}
+			return d, nil
 		}
 		if err := r.handle(ctx, st.Source, m); err != nil {
 			return 0, err
@@ -370,6 +420,7 @@ func (p prober) RTT(a, b int) (infer.RTT, error) {
 // best RTT, in seconds.
 func MeasurePair(p Params, pingPong func() (time.Duration, error)) (infer.RTT, error) {
 	res := infer.RTT{Min: math.Inf(1), Max: math.Inf(-1)}
+	bests := make([]float64, 0, p.Rounds)
 	for round := 0; round < p.Rounds; round++ {
 		best := time.Duration(math.MaxInt64)
 		stale := 0
@@ -387,6 +438,11 @@ func MeasurePair(p Params, pingPong func() (time.Duration, error)) (infer.RTT, e
 		s := best.Seconds()
 		res.Min = math.Min(res.Min, s)
 		res.Max = math.Max(res.Max, s)
+		bests = append(bests, s)
+	}
+	if len(bests) > 1 {
+		slices.Sort(bests)
+		res.Next = bests[1]
 	}
 	return res, nil
 }

@@ -1,0 +1,142 @@
+package infer
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// twoSwitches is the truth of the refinement tests: switch X (node 0)
+// with hosts 0-2, switch Y 1.25 us away with hosts 3-5, every host link
+// 5 us.
+func twoSwitches() *trueTree {
+	tt := &trueTree{parent: []int{-1, 0}, up: []float64{0, 1.25e-6}}
+	for _, sw := range []int{0, 0, 0, 1, 1, 1} {
+		tt.parent = append(tt.parent, sw)
+		tt.up = append(tt.up, 5e-6)
+		tt.host = append(tt.host, len(tt.parent)-1)
+	}
+	return tt
+}
+
+// exactPairs measures every pair of the truth exactly.
+func exactPairs(tt *trueTree, n int) []Measurement {
+	var ms []Measurement
+	for a := 0; a < n; a++ {
+		for b := a + 1; b < n; b++ {
+			d := 2 * tt.dist(a, b)
+			ms = append(ms, Measurement{A: a, B: b, RTT: RTT{Min: d, Max: d}})
+		}
+	}
+	return ms
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
+
+// The first host of switch Y was hung from X (right when it was added:
+// the tree held only X's hosts), and Y was later created on another
+// host's edge: refinement moves it under Y, and every distance of the
+// truth comes back.
+func TestRefineMovesStrandedFirstHost(t *testing.T) {
+	tt := twoSwitches()
+	// Build by hand: node 0 host 0; node 1 switch X; hosts 1, 2, 3 on X
+	// (3 with 6.25 us: stranded); node 5 switch Y on X (1.25 us), hosts
+	// 4 and 5 on Y.
+	wrong := &Tree{byRank: map[int]int{}}
+	add := func(rank, parent int, up float64) {
+		wrong.nodes = append(wrong.nodes, node{rank: rank, parent: parent, up: up})
+		if rank >= 0 {
+			wrong.byRank[rank] = len(wrong.nodes) - 1
+		}
+	}
+	add(0, -1, 0)
+	add(-1, 0, 5e-6) // X
+	add(1, 1, 5e-6)
+	add(2, 1, 5e-6)
+	add(3, 1, 6.25e-6)
+	add(-1, 1, 1.25e-6) // Y
+	add(4, 5, 5e-6)
+	add(5, 5, 5e-6)
+	wrong.computeDepths()
+	if d := wrong.Distance(3, 4); near(d, 10e-6) {
+		t.Fatalf("the stranded tree already has 3-4 at %g", d)
+	}
+	got, moved := Refine(wrong, exactPairs(tt, 6))
+	if moved < 1 {
+		t.Errorf("moved %d leaves, want host 3 moved", moved)
+	}
+	for a := 0; a < 6; a++ {
+		for b := a + 1; b < 6; b++ {
+			if d, want := got.Distance(a, b), tt.dist(a, b); !near(d, want) {
+				t.Errorf("refined distance %d-%d = %.3gus, want %.3gus", a, b, d*1e6, want*1e6)
+			}
+		}
+	}
+	if got.Switches() != 2 {
+		t.Errorf("%d switches, want 2", got.Switches())
+	}
+}
+
+// Without noise the tree procedure add builds fits exactly and nothing
+// moves: random trees, exact probes.
+func TestRefineKeepsExactTrees(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	for trial := 0; trial < 20; trial++ {
+		tt := randomTrueTree(rng, 2+rng.IntN(6), 6+rng.IntN(20), 6)
+		n := len(tt.host)
+		hosts := make([]int, n)
+		for i := range hosts {
+			hosts[i] = i
+		}
+		res, err := Infer(hosts, &exactProber{tt: tt}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, moved := Refine(res.Tree, exactPairs(tt, n))
+		if moved != 0 {
+			t.Errorf("trial %d: %d leaves moved in an exact tree", trial, moved)
+		}
+		for a := 0; a < n; a++ {
+			for b := a + 1; b < n; b++ {
+				if d, want := got.Distance(a, b), tt.dist(a, b); math.Abs(d-want) > 1e-9*want {
+					t.Fatalf("trial %d: distance %d-%d %g, want %g", trial, a, b, d, want)
+				}
+			}
+		}
+	}
+}
+
+// A switch split in two by noise (a 0.2 us edge that puts hosts 1 and 2
+// 0.4 us closer than they are) is merged back; the 1.25 us link between two real switches, which lengthens every
+// pair across it, stays.
+func TestContractUnsupportedMergesNoiseSplits(t *testing.T) {
+	tt := twoSwitches()
+	split := &Tree{byRank: map[int]int{}}
+	add := func(rank, parent int, up float64) {
+		split.nodes = append(split.nodes, node{rank: rank, parent: parent, up: up})
+		if rank >= 0 {
+			split.byRank[rank] = len(split.nodes) - 1
+		}
+	}
+	add(0, -1, 0)
+	add(-1, 0, 5e-6)    // X
+	add(-1, 1, 0.2e-6)  // X', a noise copy of X
+	add(1, 2, 4.8e-6)   // hosts 1 and 2 behind it, 5 us from X, but
+	add(2, 2, 4.8e-6)   // 9.6 us apart where they are 10 us
+	add(-1, 1, 1.25e-6) // Y
+	add(3, 5, 5e-6)
+	add(4, 5, 5e-6)
+	add(5, 5, 5e-6)
+	split.computeDepths()
+	got := split.contractUnsupported(exactPairs(tt, 6))
+	if got.Switches() != 2 {
+		t.Fatalf("%d switches after contraction, want 2 (X and Y)", got.Switches())
+	}
+	for a := 0; a < 6; a++ {
+		for b := a + 1; b < 6; b++ {
+			if d, want := got.Distance(a, b), tt.dist(a, b); !near(d, want) {
+				t.Errorf("distance %d-%d = %.3gus, want %.3gus", a, b, d*1e6, want*1e6)
+			}
+		}
+	}
+}

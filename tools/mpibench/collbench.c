@@ -1,0 +1,123 @@
+/*
+ * collbench: times one MPI collective as the MPI library runs it, for
+ * scripts/order-proof.sh (rank order on an emulated cluster).
+ *
+ *   mpirun ... collbench OP BYTES [WARMUP [REPS]]
+ *
+ * OP is allreduce (MPI_SUM over floats) or bcast (from rank 0). The
+ * algorithm is whatever the library picks or is told (Open MPI:
+ * --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_allreduce_algorithm 4).
+ * Every repetition starts after a barrier; its time is the slowest rank's
+ * (MPI_MAX over ranks), since a collective is done when its last rank is.
+ * Rank 0 prints one line per repetition and a summary line:
+ *
+ *   hosts a1 a2 ...                      (each rank's processor name, in rank order)
+ *   rep 0 0.123456
+ *   result op=allreduce bytes=16777216 ranks=8 reps=5 median_s=... min_s=... max_s=...
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static void usage(int rank, const char *msg)
+{
+	if (rank == 0)
+		fprintf(stderr, "collbench: %s\nusage: collbench allreduce|bcast BYTES [WARMUP [REPS]]\n", msg);
+	MPI_Finalize();
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	int rank, size;
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	if (argc < 3)
+		usage(rank, "missing arguments");
+	const char *op = argv[1];
+	int allreduce = strcmp(op, "allreduce") == 0;
+	if (!allreduce && strcmp(op, "bcast") != 0)
+		usage(rank, "OP must be allreduce or bcast");
+	char *end;
+	long long bytes = strtoll(argv[2], &end, 10);
+	if (*end != '\0' || bytes < 4 || bytes > (1LL << 31))
+		usage(rank, "BYTES must be an integer from 4 to 2^31");
+	int warmup = argc > 3 ? atoi(argv[3]) : 1;
+	int reps = argc > 4 ? atoi(argv[4]) : 5;
+	if (warmup < 0 || reps < 1 || reps > 100000)
+		usage(rank, "WARMUP must be >= 0 and REPS from 1 to 100000");
+	int count = (int)(bytes / sizeof(float));
+
+	char name[MPI_MAX_PROCESSOR_NAME];
+	int len;
+	memset(name, 0, sizeof name);
+	MPI_Get_processor_name(name, &len);
+	char *names = NULL;
+	if (rank == 0)
+		names = calloc((size_t)size, MPI_MAX_PROCESSOR_NAME);
+	MPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, MPI_COMM_WORLD);
+	if (rank == 0) {
+		printf("hosts");
+		for (int r = 0; r < size; r++)
+			printf(" %s", names + (size_t)r * MPI_MAX_PROCESSOR_NAME);
+		printf("\n");
+		fflush(stdout);
+		free(names);
+	}
+
+	float *in = malloc((size_t)count * sizeof(float));
+	float *out = malloc((size_t)count * sizeof(float));
+	double *times = malloc((size_t)reps * sizeof(double));
+	if (!in || !out || !times) {
+		fprintf(stderr, "collbench: rank %d: out of memory\n", rank);
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+	for (int i = 0; i < count; i++)
+		in[i] = (float)(rank + 1);
+
+	for (int it = 0; it < warmup + reps; it++) {
+		MPI_Barrier(MPI_COMM_WORLD);
+		double t0 = MPI_Wtime();
+		if (allreduce)
+			MPI_Allreduce(in, out, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+		else
+			MPI_Bcast(rank == 0 ? in : out, count, MPI_FLOAT, 0, MPI_COMM_WORLD);
+		double t = MPI_Wtime() - t0, tmax;
+		MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+		/* The result is checked, so that a wrong reordering cannot pass
+		   as a fast one. */
+		float want = allreduce ? (float)size * (size + 1) / 2 : 1.0f;
+		float *got = allreduce ? out : (rank == 0 ? in : out);
+		int bad = got[0] != want || got[count - 1] != want, anybad;
+		MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+		if (anybad) {
+			if (rank == 0)
+				fprintf(stderr, "collbench: %s gave a wrong result\n", op);
+			MPI_Abort(MPI_COMM_WORLD, 1);
+		}
+		if (rank == 0 && it >= warmup) {
+			times[it - warmup] = tmax;
+			printf("rep %d %.6f\n", it - warmup, tmax);
+			fflush(stdout);
+		}
+	}
+	if (rank == 0) {
+		qsort(times, (size_t)reps, sizeof(double), cmp_double);
+		double median = reps % 2 ? times[reps / 2] : (times[reps / 2 - 1] + times[reps / 2]) / 2;
+		printf("result op=%s bytes=%lld ranks=%d reps=%d median_s=%.6f min_s=%.6f max_s=%.6f\n",
+		       op, (long long)count * (long long)sizeof(float), size, reps, median, times[0], times[reps - 1]);
+	}
+	free(in);
+	free(out);
+	free(times);
+	MPI_Finalize();
+	return 0;
+}

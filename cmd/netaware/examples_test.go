@@ -80,6 +80,8 @@ func skipReason(line string) string {
 		return "runs an MPI launcher or program, not netaware"
 	case strings.Contains(line, "netaware launch") || strings.Contains(line, "--hostfile"):
 		return "starts a TCP world of processes (netaware launch); covered by TestTCPWorld"
+	case strings.Contains(line, "netaware emu"):
+		return "builds network namespaces (needs root); covered by package emu's tests"
 	case strings.Contains(line, "/etc/"):
 		return "writes a system file"
 	}

@@ -66,6 +66,11 @@ type Options struct {
 	// Progress, if set, is called on rank 0 with a phase name as each
 	// phase starts.
 	Progress func(phase string)
+	// Checkpoint, if set, is called on rank 0 during the PLogP campaign
+	// with the dataset so far (the RTT section and the PLogP pairs
+	// measured), as probe.RunHooks.Checkpoint is, so that an interrupted
+	// discovery can keep them.
+	Checkpoint func(ds *probe.Dataset, final bool) error
 }
 
 // DefaultOptions are the standard discovery.
@@ -258,7 +263,11 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 		if me == 0 {
 			dsArg = ds
 		}
-		if err := cp.Run(ctx, c, dsArg, probe.RunHooks{Checkpoint: func(*probe.Dataset, bool) error { return nil }}); err != nil {
+		hooks := probe.RunHooks{Checkpoint: func(*probe.Dataset, bool) error { return nil }}
+		if opt.Checkpoint != nil {
+			hooks.Checkpoint = opt.Checkpoint
+		}
+		if err := cp.Run(ctx, c, dsArg, hooks); err != nil {
 			return nil, fmt.Errorf("discover: plogp: %w", err)
 		}
 		pairs := 0

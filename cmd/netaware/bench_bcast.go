@@ -69,8 +69,8 @@ selects, measured as the "auto" series.
 log-log.
 
 Example:
-  netaware bench bcast --platform dichev-n1 --sizes 1KiB,64KiB,1MiB,4MiB \
-      --algorithms binomial,pipeline,hierarchical,dfs-pipeline --plot n1-bcast`,
+  netaware bench bcast --platform zhu-2racks --sizes 1KiB,64KiB,1MiB,4MiB \
+      --algorithms binomial,pipeline,hierarchical,dfs-pipeline --plot zhu-bcast`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			w := cmd.OutOrStdout()

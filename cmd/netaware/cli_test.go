@@ -84,6 +84,8 @@ func TestUnknownSubcommandSuggests(t *testing.T) {
 	}
 }
 
+// TestEmptyRankSetIsUsageError: a rank set without a pair, and a command
+// line naming no world, are wrong command lines (exit 2).
 func TestEmptyRankSetIsUsageError(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -95,6 +97,8 @@ func TestEmptyRankSetIsUsageError(t *testing.T) {
 		{[]string{"probe", "rtt", "--local", "4", "--ranks", "1,7"}, "rank 7, but the world has 4 ranks"},
 		{[]string{"probe", "rtt", "--local", "1"}, "1 rank(s) to measure make no pair"},
 		{[]string{"probe", "pattern", "--local", "4", "--nodes", "3", "--random", "2"}, "one node has no link"},
+		{[]string{"probe", "rtt", "--local", "-1"}, "--local -1: want a number of ranks"},
+		{[]string{"probe", "rtt"}, "no world: give --platform"},
 	} {
 		dir := t.TempDir()
 		args := append(append([]string{}, tc.args...), "--out", dir+"/d.json")

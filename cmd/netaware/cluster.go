@@ -54,10 +54,12 @@ silhouette, and give one level under "all". auto builds the average-linkage
 dendrogram's levels and adds the best flat clustering of the searches (SSS,
 ECO, DBSCAN, components, k-medoids) when it nests with them.
 
-Every pair must be measured (a distance with holes is refused).`,
-		Example: `  netaware probe plogp --platform fram-like --ranks 0-127 --reps 32 --out d.json
-  netaware cluster d.json --distance plogp --algorithm auto --out topology.json
-  netaware cluster d.json --distance rtt --algorithm dbscan`,
+Every pair must be measured (a distance with holes is refused): the plogp and
+features distances need a PLogP campaign over all ranks ('netaware probe plogp'
+without --ranks, or 'netaware discover --level thorough').`,
+		Example: `  netaware probe rtt --platform zhu-2racks --out d.json
+  netaware cluster d.json --distance rtt --algorithm auto --out topology.json
+  netaware cluster d.json --distance rtt --algorithm dbscan --out dbscan.json`,
 		Args: cobra.ExactArgs(1),
 	}
 	f := cmd.Flags()

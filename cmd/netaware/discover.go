@@ -22,6 +22,7 @@ import (
 	"netaware/model"
 	"netaware/order"
 	"netaware/platform"
+	"netaware/probe"
 	"netaware/report"
 	"netaware/topo"
 )
@@ -98,6 +99,20 @@ built-in simulated platform ` + defaultPlatform + ` and says so.`,
 		}
 		var result *discover.Outcome
 		start := time.Now()
+		// Rank 0 checkpoints the measurements during the PLogP phase, so
+		// that an interrupted discovery leaves them in OUT/dataset.json.
+		ck := &checkpointer{path: filepath.Join(out, "dataset.json"), interval: 5 * time.Second, last: start}
+		kept := false
+		opt.Checkpoint = func(ds *probe.Dataset, final bool) error {
+			w := (&campaignFlags{wf: wf}).worldDesc(ds.World.Size)
+			ds.World.Kind, ds.World.Platform, ds.World.Noise, ds.World.NoiseSeed = w.Kind, w.Platform, w.Noise, w.NoiseSeed
+			saved := ck.last
+			if err := ck.save(ds, final); err != nil {
+				return err
+			}
+			kept = kept || ck.last != saved
+			return nil
+		}
 		opt.Progress = func(phase string) {
 			fmt.Fprintf(stderr, "[%5.1fs] %s\n", time.Since(start).Seconds(), phase)
 		}
@@ -109,6 +124,9 @@ built-in simulated platform ` + defaultPlatform + ` and says so.`,
 			return err
 		})
 		if err != nil {
+			if kept && cmd.Context().Err() != nil {
+				fmt.Fprintf(stderr, "interrupted: the measurements finished so far are in %s\n", ck.path)
+			}
 			return err
 		}
 		if result == nil {

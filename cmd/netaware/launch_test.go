@@ -8,25 +8,53 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"netaware/launch"
 )
 
-// buildNetaware builds this command into a temporary directory, so that
-// tests can start real rank processes.
+// built is this command compiled once for all the tests that start
+// processes (each build costs seconds); TestMain removes it.
+var built struct {
+	once sync.Once
+	dir  string
+	out  []byte
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
+
+// netawareBinary returns the path of this command, built on first use.
+func netawareBinary(t *testing.T) string {
+	t.Helper()
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "netaware-test-bin"); built.err != nil {
+			return
+		}
+		built.out, built.err = exec.Command("go", "build", "-o", filepath.Join(built.dir, "netaware"), ".").CombinedOutput()
+	})
+	if built.err != nil {
+		t.Fatalf("go build: %v\n%s", built.err, built.out)
+	}
+	return filepath.Join(built.dir, "netaware")
+}
+
+// buildNetaware returns the built command, so that tests can start real
+// rank processes; skipped with -short.
 func buildNetaware(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the binary and starts processes")
 	}
-	bin := filepath.Join(t.TempDir(), "netaware")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
+	return netawareBinary(t)
 }
 
 // cleanEnv is the test's environment without any launcher's variables, so

@@ -42,9 +42,11 @@ the same command with --resume measures only the pairs still missing.
 
 Examples:
   netaware probe rtt --platform fram-like --ranks 0-63 --out rtt.json
-  netaware probe plogp --platform fram-like --schedule hierarchical --topology truth --max-size 2MiB
-  netaware launch -n 8 -- netaware probe plogp --out dataset.json --resume
-  netaware probe pattern --platform zhu-2racks --random 3 --count 5
+  netaware probe plogp --platform fram-like --schedule hierarchical --topology truth \
+      --ranks 0-1,16-17,32-33,48-49 --max-size 64KiB --reps 8 --sat-max 1000 --out plogp.json
+  netaware launch -n 8 -- netaware probe plogp --max-size 64KiB --out dataset.json
+  netaware launch -n 8 -- netaware probe plogp --max-size 64KiB --out dataset.json --resume   # after Ctrl-C
+  netaware probe pattern --platform zhu-2racks --nodes 0-9 --random 3 --count 5 --size 1MiB
   netaware probe identity --local 4`,
 	}
 	for _, kind := range []string{"rtt", "plogp", "hockney", "bandwidth"} {
@@ -341,8 +343,11 @@ func newPairProbeCmd(kind string) *cobra.Command {
 		"bandwidth": "Achievable bandwidth of every pair by bulk transfer",
 	}[kind]
 	example := map[string]string{
-		"rtt":       "  netaware probe rtt --platform fram-like --ranks 0-63 --out rtt.json",
-		"plogp":     "  netaware probe plogp --platform fram-like --schedule hierarchical --topology truth --max-size 2MiB --reps 8\n  netaware launch -n 8 -- netaware probe plogp --max-size 64KiB --out d.json --resume",
+		"rtt": "  netaware probe rtt --platform fram-like --ranks 0-63 --out rtt.json",
+		"plogp": "  netaware probe plogp --platform fram-like --schedule hierarchical --topology truth \\\n" +
+			"      --ranks 0-1,16-17,32-33,48-49 --max-size 64KiB --reps 8 --sat-max 1000\n" +
+			"  netaware launch -n 8 -- netaware probe plogp --max-size 64KiB --out d.json\n" +
+			"  netaware launch -n 8 -- netaware probe plogp --max-size 64KiB --out d.json --resume   # after Ctrl-C",
 		"hockney":   "  netaware probe hockney --platform zhu-2racks --max-size 64KiB --reps 8",
 		"bandwidth": "  netaware probe bandwidth --platform zhu-2racks --ranks 0-3 --size 16MiB",
 	}[kind]
@@ -610,7 +615,7 @@ Patterns are appended to the dataset's pattern section (which is replaced
 when it was measured with other --size, --max-iter or --ci).
 
 Example:
-  netaware probe pattern --platform zhu-2racks --nodes 0-9 --random 3 --count 4 --size 10MB`,
+  netaware probe pattern --platform zhu-2racks --nodes 0-9 --random 3 --count 4 --size 8MiB`,
 		Args: cobra.NoArgs,
 	}
 	wf := addWorldFlags(cmd)

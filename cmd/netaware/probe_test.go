@@ -90,17 +90,6 @@ func TestParseRankList(t *testing.T) {
 	}
 }
 
-// buildProbeBinary compiles this command into a temporary directory.
-func buildProbeBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "netaware")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // rankPID finds the process of the given rank among the children of
 // launcher (Linux /proc).
 func rankPID(launcher, rank int) int {
@@ -143,7 +132,7 @@ func TestProbeResumeAfterKill9OverTCP(t *testing.T) {
 	if _, err := os.Stat("/proc/self/environ"); err != nil {
 		t.Skip("needs /proc")
 	}
-	bin := buildProbeBinary(t)
+	bin := netawareBinary(t)
 	out := filepath.Join(t.TempDir(), "d.json")
 	args := []string{"launch", "-n", "8", "--grace", "1s", "--", bin, "probe", "plogp", "--out", out, "--quiet",
 		"--checkpoint", "0s", "--max-size", "16KiB", "--reps", "4", "--sat-max", "320"}

@@ -44,6 +44,7 @@ leaves the accuracy section out.`,
 		Example: `  netaware discover --platform zhu-2racks --out run1
   netaware report run1
   netaware report run1 --truth platform.yaml --date 2026-11-21
+  netaware platform truth zhu-2racks --json > expected-topology.json
   netaware report run1 --truth expected-topology.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -113,9 +113,33 @@ func TestInterruptStopsAndKeeps(t *testing.T) {
 			t.Error("an interrupted tune wrote a decision")
 		}
 	})
+	t.Run("DiscoverSIGINT", func(t *testing.T) {
+		// Interrupted in its PLogP phase (all pairs at --level thorough:
+		// hours, so the signal always lands in it), discover leaves the
+		// measurements of its last checkpoint (every 5 s) in OUT/dataset.json.
+		dir := filepath.Join(t.TempDir(), "out")
+		ds := filepath.Join(dir, "dataset.json")
+		code, took, stdout, stderr := interrupt(t, bin, syscall.SIGINT,
+			func(*syncBuffer) bool { _, err := os.Stat(ds); return err == nil },
+			"discover", "--platform", "fram-like", "--blind", "--level", "thorough", "--out", dir)
+		if code != 130 || took > 2*time.Second {
+			t.Fatalf("exit %d %v after SIGINT, want 130 within 2 s\nstdout:\n%s\nstderr:\n%s", code, took, stdout, stderr)
+		}
+		if !strings.Contains(stderr, "interrupted: the measurements finished so far are in "+ds) {
+			t.Errorf("stderr does not say what was kept:\n%s", stderr)
+		}
+		d, err := probe.Load(ds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.World.Kind != "sim" || d.World.Platform != "fram-like" || d.RTT == nil || len(d.RTT.Pairs) == 0 ||
+			d.PLogP == nil || len(d.PLogP.Pairs) == 0 || d.PLogP.Complete {
+			t.Errorf("kept dataset: world %+v, rtt %v, plogp %v", d.World, d.RTT != nil, d.PLogP != nil)
+		}
+	})
 	t.Run("ProbeSIGTERM", func(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "d.json")
-		args := []string{"probe", "plogp", "--platform", "zhu-2racks", "--ranks", "0-7", "--max-size", "4KiB", "--out", out, "--checkpoint", "1ms", "-q"}
+		args := []string{"probe", "plogp", "--platform", "zhu-2racks", "--ranks", "0-15", "--max-size", "4KiB", "--out", out, "--checkpoint", "1ms", "-q"}
 		code, took, stdout, stderr := interrupt(t, bin, syscall.SIGTERM,
 			func(*syncBuffer) bool { _, err := os.Stat(out); return err == nil }, args...)
 		if code != 143 || took > 2*time.Second {
@@ -125,8 +149,8 @@ func TestInterruptStopsAndKeeps(t *testing.T) {
 		if err != nil {
 			t.Fatalf("checkpoint: %v", err)
 		}
-		if n := len(ds.PLogP.Pairs); n < 1 || n >= 28 {
-			t.Errorf("checkpoint holds %d of 28 pairs", n)
+		if n := len(ds.PLogP.Pairs); n < 1 || n >= 120 {
+			t.Errorf("checkpoint holds %d of 120 pairs", n)
 		}
 	})
 }

@@ -31,7 +31,7 @@ fastest per message size, and writes the choice for netaware's own collectives
 collective selection JSON).
 
 Example:
-  netaware tune bcast --platform zhu-2racks --out tuned/`,
+  netaware tune bcast --platform zhu-2racks --sizes 1KiB,1MiB --out tuned/`,
 	}
 	cmd.AddCommand(newTuneBcastCmd())
 	return cmd
@@ -273,8 +273,8 @@ Use the files with:
   MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=DIR/mpich-coll.json mpiexec ./app
 
 Example:
-  netaware tune bcast --platform zhu-2racks --per-host 12 --out tuned/ \
-      --sizes 1,1KiB,64KiB,1MiB,4MiB --reps 5`, algorithmList()),
+  netaware tune bcast --platform zhu-2racks --per-host 2 --out tuned/ \
+      --sizes 1,64KiB,1MiB --reps 3`, algorithmList()),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {

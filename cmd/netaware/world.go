@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -53,6 +52,8 @@ type worldInfo struct {
 // is one rank. Commands are written SPMD-style: rank 0 prints and writes.
 func runWorld(ctx context.Context, wf *worldFlags, body func(ctx context.Context, c comm.Comm) error) (worldInfo, error) {
 	switch {
+	case wf.local < 0:
+		return worldInfo{}, usagef("--local %d: want a number of ranks", wf.local)
 	case wf.platform != "" && wf.local > 0:
 		return worldInfo{}, usagef("--platform and --local are exclusive")
 	case wf.local > 0:
@@ -63,7 +64,7 @@ func runWorld(ctx context.Context, wf *worldFlags, body func(ctx context.Context
 	if info, ok, err := runTCPWorld(ctx, wf, body); ok {
 		return info, err
 	}
-	return worldInfo{}, fmt.Errorf("no world: give --platform NAME|FILE (simulated) or --local N, or start under 'netaware launch'")
+	return worldInfo{}, usagef("no world: give --platform NAME|FILE (simulated) or --local N, or start under 'netaware launch'")
 }
 
 // runSimWorld runs body on every rank of the simulated platform, in virtual

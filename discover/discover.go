@@ -382,6 +382,15 @@ func (out *Outcome) levelsFromTree(n int, ids []comm.Identity, hosts [][]int, re
 			return nil, err
 		}
 	}
+	if sib := tree.Tree.Siblings(); len(sib) > 1 && len(sib) < len(reps) && !hasSingle(sib) {
+		// The ranks hanging from one switch of the tree are a level in
+		// their own right where every switch holds two or more: the tree
+		// says so whatever the latencies of their links (two NIC
+		// generations on one switch, 5 and 40 us, put the fast hosts of
+		// both switches closer to each other than to their own slow
+		// neighbours by path length).
+		upper = insertLevel(upper, topo.Level{Name: "siblings", Groups: sib})
+	}
 	if bmap != nil {
 		// Where links differ in speed by SlowEdgeRatio or more, the slow
 		// edges of the bandwidth map cut the network into parts that
@@ -414,6 +423,16 @@ func (out *Outcome) levelsFromTree(n int, ids []comm.Identity, hosts [][]int, re
 		levels = append(levels, topo.Level{Name: l.Name, Groups: groups})
 	}
 	return finishLevels(n, levels, m, reps, hosts, opt.Blind), nil
+}
+
+// hasSingle tells whether a group holds a single rank.
+func hasSingle(groups [][]int) bool {
+	for _, g := range groups {
+		if len(g) == 1 {
+			return true
+		}
+	}
+	return false
 }
 
 // SlowEdgeRatio is how much slower than the next faster edge an edge of

@@ -221,3 +221,19 @@ func representativePairs(levels []topo.Level) int {
 	}
 	return n
 }
+
+// Two NIC generations on each of two switches (5 us and 40 us host links,
+// emu/testdata): by path length the fast hosts of both switches are closer
+// to each other than to their slow switch-mates, so a cut of the path
+// lengths groups NIC speeds; the hosts hanging from each switch of the tree
+// give the switches (issue 17).
+func TestTwoNICGenerationsGiveTheSwitches(t *testing.T) {
+	for _, blind := range []bool{false, true} {
+		opt := DefaultOptions()
+		opt.Blind = blind
+		out, p, _ := discoverOn(t, "../emu/testdata/two-nic-generations.yaml", opt)
+		if nmi := bestNMI(out.Topology.Levels, truthLevel(t, p, "switch"), p.NumRanks()); nmi < 0.99 {
+			t.Errorf("blind %v: switch level best NMI %.3f, want >= 0.99; levels %v", blind, nmi, out.Topology.Levels)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package infer
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -138,5 +139,27 @@ func TestContractUnsupportedMergesNoiseSplits(t *testing.T) {
 				t.Errorf("distance %d-%d = %.3gus, want %.3gus", a, b, d*1e6, want*1e6)
 			}
 		}
+	}
+}
+
+// Siblings groups hosts by the switch they hang from, the root host with
+// the switch below it.
+func TestSiblings(t *testing.T) {
+	tt := &Tree{byRank: map[int]int{}}
+	add := func(rank, parent int, up float64) {
+		tt.nodes = append(tt.nodes, node{rank: rank, parent: parent, up: up})
+		if rank >= 0 {
+			tt.byRank[rank] = len(tt.nodes) - 1
+		}
+	}
+	add(0, -1, 0)
+	add(-1, 0, 5e-6) // X
+	add(1, 1, 5e-6)
+	add(-1, 1, 1e-6) // Y
+	add(2, 3, 5e-6)
+	add(3, 3, 40e-6)
+	tt.computeDepths()
+	if got, want := fmt.Sprint(tt.Siblings()), "[[0 1] [2 3]]"; got != want {
+		t.Errorf("siblings %s, want %s", got, want)
 	}
 }

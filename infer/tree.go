@@ -10,6 +10,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 
 	"netaware/topo"
@@ -299,4 +300,28 @@ func (t *Tree) LeafLength(rank int) float64 {
 		}
 	}
 	return 0
+}
+
+// Siblings groups the ranks by the switch they hang from, each group
+// sorted, groups ordered by first rank.
+func (t *Tree) Siblings() [][]int {
+	at := map[int][]int{}
+	for r, x := range t.byRank {
+		p := t.nodes[x].parent
+		if p < 0 { // the root host: its switch is its one child
+			for i, n := range t.nodes {
+				if n.parent == x && n.rank < 0 {
+					p = i
+				}
+			}
+		}
+		at[p] = append(at[p], r)
+	}
+	out := make([][]int, 0, len(at))
+	for _, g := range at {
+		sort.Ints(g)
+		out = append(out, g)
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a][0] < out[b][0] })
+	return out
 }

@@ -258,9 +258,11 @@ func (g *adjTree) replace(h int, p map[int]RTT) bool {
 	oldCost, _ := cost(s, any, g.adj[s][any], 0)
 	type place struct {
 		u, v    int
+		i       int // position on the edge in steps: 0 is u, steps is v
 		L, t, l float64
 		c       float64
 	}
+	const steps = 16
 	best := place{c: math.Inf(1)}
 	// Candidate places: the nodes and edges between h's peers, where the
 	// branching point of any two of them lies.
@@ -273,7 +275,6 @@ func (g *adjTree) replace(h int, p map[int]RTT) bool {
 			if !onSteiner[v] || v < u {
 				continue
 			}
-			const steps = 16
 			for i := 0; i <= steps; i++ {
 				t := L * float64(i) / steps
 				if (i == 0 && g.rank[u] >= 0) || (i == steps && g.rank[v] >= 0) {
@@ -285,7 +286,7 @@ func (g *adjTree) replace(h int, p map[int]RTT) bool {
 					c += margin(spread)
 				}
 				if c < best.c {
-					best = place{u: u, v: v, L: L, t: t, l: l, c: c}
+					best = place{u: u, v: v, i: i, L: L, t: t, l: l, c: c}
 				}
 			}
 		}
@@ -295,10 +296,10 @@ func (g *adjTree) replace(h int, p map[int]RTT) bool {
 		return false
 	}
 	var at int
-	switch {
-	case best.t == 0:
+	switch best.i { // by step, not offset: a zero-length edge has t = 0 = L
+	case 0:
 		at = best.u
-	case best.t == best.L:
+	case steps:
 		at = best.v
 	default:
 		at = len(g.adj)

@@ -163,3 +163,57 @@ func TestSiblings(t *testing.T) {
 		t.Errorf("siblings %s, want %s", got, want)
 	}
 }
+
+// Whatever the measurements, refinement leaves every rank a leaf and the
+// tree decodable: noisy random measurements on random trees, some host
+// links of zero length (where placing "at the end" of an edge and "at its
+// start" are the same offset).
+func TestRefineKeepsRanksLeaves(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	for trial := 0; trial < 300; trial++ {
+		tt := randomTrueTree(rng, 2+rng.IntN(5), 6+rng.IntN(14), 5)
+		for _, h := range tt.host {
+			if rng.IntN(2) == 0 {
+				tt.up[h] = 0
+			}
+		}
+		n := len(tt.host)
+		hosts := make([]int, n)
+		for i := range hosts {
+			hosts[i] = i
+		}
+		res, err := Infer(hosts, &exactProber{tt: tt}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ms []Measurement
+		for a := 0; a < n; a++ {
+			for b := a + 1; b < n; b++ {
+				d := 2 * tt.dist(a, b) * (1 + 0.3*rng.Float64())
+				ms = append(ms, Measurement{A: a, B: b, RTT: RTT{Min: d, Max: d * 1.2, Next: d * 1.1}})
+			}
+		}
+		got, _ := Refine(res.Tree, ms)
+		deg := make([]int, len(got.nodes))
+		for _, x := range got.nodes {
+			if x.parent >= 0 {
+				deg[x.parent]++
+			}
+		}
+		for i, x := range got.nodes {
+			if x.parent >= 0 {
+				deg[i]++
+			}
+			if x.rank >= 0 && deg[i] != 1 {
+				t.Fatalf("trial %d: rank %d has %d edges", trial, x.rank, deg[i])
+			}
+			if x.rank < -1 {
+				t.Fatalf("trial %d: node %d is a merged switch still in the tree", trial, i)
+			}
+		}
+		b, _ := got.MarshalBinary()
+		if _, err := UnmarshalTree(b); err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+	}
+}

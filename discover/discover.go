@@ -114,6 +114,9 @@ type Outcome struct {
 	Cuts       []float64
 	Clustered  []int
 	Phases     []Phase
+	// Warnings are what the measurements contradicted (a host name shared
+	// by ranks that talk over a network), for the user to see.
+	Warnings []string
 }
 
 // Phase is one step's cost on rank 0's clock.
@@ -217,6 +220,22 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 	if err := comm.Barrier(ctx, c); err != nil {
 		return nil, err
 	}
+	if !opt.Blind {
+		var warning string
+		if warning, err = checkHostNames(ctx, c, hosts, tree.Measured); err != nil {
+			return nil, fmt.Errorf("discover: host names: %w", err)
+		}
+		if warning != "" {
+			// The names lie: measure every level instead, as blind.
+			progress(warning)
+			opt.Blind = true
+			o, err := Run(ctx, c, opt)
+			if o != nil {
+				o.Warnings = append([]string{warning}, o.Warnings...)
+			}
+			return o, err
+		}
+	}
 
 	// Rank 0 derives the levels and, unless fast, the PLogP schedule every
 	// rank needs.
@@ -308,6 +327,103 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 	}
 	return out, nil
 }
+
+// checkHostNames measures, from each host's first rank, a round trip to
+// every other rank that reports the same host name, and compares it with
+// the shortest round trip between two hosts that the inference measured
+// (on the first rank, which alone holds them). Ranks of one host talk
+// through memory, faster than any network; a rank whose round trip to its
+// host-mate is at least 90% of the shortest one between hosts (noise
+// spares the floor by a few per cent; fram-like's sockets, whose send and
+// receive overheads dominate, are at 80%) is on another machine that
+// reports the same name (containers, cloned images, a launcher's
+// placeholder). It returns a
+// warning naming the first such rank, or "" (on every rank).
+func checkHostNames(ctx context.Context, c comm.Comm, hosts [][]int, measured []live.Measurement) (string, error) {
+	var pairs []int // rep, mate, rep, mate, ...
+	for _, h := range hosts {
+		for _, m := range h[1:] {
+			pairs = append(pairs, h[0], m)
+		}
+	}
+	pairs, err := shareInts(ctx, c, pairs)
+	if err != nil || len(pairs) == 0 {
+		return "", err
+	}
+	all := make([]int, c.Size())
+	for i := range all {
+		all[i] = i
+	}
+	dup, err := c.Sub(all)
+	if err != nil {
+		return "", err
+	}
+	prm := probe.RTTParams{Rounds: 2, MaxExchanges: 10, Stale: 5}
+	me := dup.Rank()
+	var mine []byte // mate, rtt for the pairs this rank initiated
+	for k := 0; k+1 < len(pairs); k += 2 {
+		switch me {
+		case pairs[k]:
+			r, err := probe.RTTInitiate(ctx, dup, pairs[k+1], prm)
+			if err != nil {
+				return "", err
+			}
+			mine = binary.LittleEndian.AppendUint32(mine, uint32(pairs[k+1]))
+			mine = binary.LittleEndian.AppendUint64(mine, math.Float64bits(r.MinS))
+		case pairs[k+1]:
+			if err := probe.RTTRespond(ctx, dup, pairs[k], prm); err != nil {
+				return "", err
+			}
+		}
+	}
+	// The reps send their results to rank 0, which decides for everyone.
+	const tag = 7
+	var verdict []byte
+	if me != 0 {
+		if len(mine) > 0 {
+			if err := dup.Send(ctx, 0, tag, mine); err != nil {
+				return "", err
+			}
+		}
+	} else {
+		got := map[int]float64{} // mate -> RTT to its rep
+		read := func(b []byte) {
+			for ; len(b) >= 12; b = b[12:] {
+				got[int(binary.LittleEndian.Uint32(b))] = math.Float64frombits(binary.LittleEndian.Uint64(b[4:]))
+			}
+		}
+		read(mine)
+		senders := map[int]int{}
+		for k := 0; k+1 < len(pairs); k += 2 {
+			if pairs[k] != 0 {
+				senders[pairs[k]] += 12
+			}
+		}
+		for src, n := range senders {
+			b := make([]byte, n)
+			if _, err := dup.Recv(ctx, src, tag, b); err != nil {
+				return "", err
+			}
+			read(b)
+		}
+		network := math.Inf(1)
+		for _, m := range measured {
+			network = math.Min(network, m.RTT.Min)
+		}
+		for k := 0; k+1 < len(pairs); k += 2 {
+			if rtt := got[pairs[k+1]]; !math.IsInf(network, 1) && rtt >= 0.9*network {
+				verdict = []byte(fmt.Sprintf("ranks %d and %d report the same host name but their round trip (%s) is as long as one between hosts (shortest %s): measuring every level instead, as --blind does",
+					pairs[k], pairs[k+1], fmtSeconds(rtt), fmtSeconds(network)))
+				break
+			}
+		}
+	}
+	verdict, err = comm.BcastBytes(ctx, dup, verdict)
+	return string(verdict), err
+}
+
+// fmtSeconds prints a duration of seconds the way Go prints durations.
+func fmtSeconds(s float64) string { return time.Duration(s * 1e9).String() }
 
 // hostGroups groups ranks by reported host name (each group sorted, groups
 // ordered by first rank), or one group per rank when blind.

@@ -237,3 +237,51 @@ func TestTwoNICGenerationsGiveTheSwitches(t *testing.T) {
 		}
 	}
 }
+
+// renamed is a rank that reports another host name than its own.
+type renamed struct {
+	comm.Comm
+	host string
+}
+
+func (r renamed) Identity() comm.Identity {
+	id := r.Comm.Identity()
+	id.Host = r.host
+	return id
+}
+
+// Ranks 0 and 1 of a 2 x 6 star report the same host name although they
+// are two machines on a switch: the round trip between them is a network's,
+// so discovery says so and measures every level instead of trusting the
+// names (issue 17); with true names it says nothing.
+func TestSameHostNameOverANetworkIsMeasured(t *testing.T) {
+	p, err := platform.Load("../emu/testdata/star-2x6.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, lie := range []bool{false, true} {
+		var out *Outcome
+		_, err := sim.Run(context.Background(), p, sim.Options{}, func(ctx context.Context, c comm.Comm) error {
+			if lie && c.Rank() <= 1 {
+				c = renamed{c, "a0"}
+			}
+			o, err := Run(ctx, c, DefaultOptions())
+			if c.Rank() == 0 {
+				out = o
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(out.Warnings); lie != (got > 0) {
+			t.Fatalf("names lie %v: warnings %q", lie, out.Warnings)
+		}
+		if lie && !strings.Contains(out.Warnings[0], "ranks 0 and 1 report the same host name") {
+			t.Errorf("warning %q does not name ranks 0 and 1", out.Warnings[0])
+		}
+		if nmi := bestNMI(out.Topology.Levels, truthLevel(t, p, "switch"), p.NumRanks()); nmi < 0.99 {
+			t.Errorf("names lie %v: switch level NMI %.3f; levels %v", lie, nmi, out.Topology.Levels)
+		}
+	}
+}

@@ -138,6 +138,9 @@ built-in simulated platform ` + defaultPlatform + ` and says so.`,
 			result.Topology.Measurements.VirtualTimeS = info.VirtualTime.Seconds()
 		}
 		result.Dataset.World.Kind, result.Dataset.World.Platform = info.Kind, info.Platform
+		for _, w := range result.Warnings {
+			fmt.Fprintln(stderr, "netaware: warning:", w)
+		}
 		warnImplausible(stderr, result.Dataset, filepath.Join(out, "dataset.json"))
 		written, err := writeDiscovery(out, result, wf, info, start)
 		if err != nil {

@@ -59,11 +59,17 @@ type Request interface {
 // Identity is what a rank knows about where it runs. Core and Socket are -1
 // when unknown; they are hints (the OS may move a process).
 type Identity struct {
-	Rank   int    `json:"rank"`
-	Host   string `json:"host,omitempty"`
-	PID    int    `json:"pid,omitempty"`
-	Core   int    `json:"core"`
-	Socket int    `json:"socket"`
+	Rank int    `json:"rank"`
+	Host string `json:"host,omitempty"`
+	// Machine names the kernel and network stack the rank runs in (boot
+	// id and network namespace on Linux). Ranks that report one host name
+	// but different machines are on different kernels, or in containers
+	// or emulated hosts of one kernel, and talk over a network: they are
+	// not one host.
+	Machine string `json:"machine,omitempty"`
+	PID     int    `json:"pid,omitempty"`
+	Core    int    `json:"core"`
+	Socket  int    `json:"socket"`
 }
 
 // Comm is a group of ranks that exchange messages.

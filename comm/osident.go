@@ -11,12 +11,23 @@ import (
 // core is a hint: the OS may move the process unless it is pinned.
 func LocalIdentity(rank int) Identity {
 	host, _ := os.Hostname()
-	id := Identity{Rank: rank, Host: host, PID: os.Getpid(), Core: -1, Socket: -1}
+	id := Identity{Rank: rank, Host: host, Machine: machine(), PID: os.Getpid(), Core: -1, Socket: -1}
 	if cpu, ok := currentCPU(); ok {
 		id.Core = cpu
 		id.Socket = socketOf(cpu)
 	}
 	return id
+}
+
+// machine is the kernel's boot id and this process's network namespace,
+// "" where neither can be read.
+func machine() string {
+	boot, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	netns, _ := os.Readlink("/proc/self/ns/net")
+	if len(boot) == 0 && netns == "" {
+		return ""
+	}
+	return strings.TrimSpace(string(boot)) + "/" + netns
 }
 
 // currentCPU returns field 39 ("processor") of /proc/self/stat.

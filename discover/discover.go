@@ -425,8 +425,8 @@ func checkHostNames(ctx context.Context, c comm.Comm, hosts [][]int, measured []
 // fmtSeconds prints a duration of seconds the way Go prints durations.
 func fmtSeconds(s float64) string { return time.Duration(s * 1e9).String() }
 
-// hostGroups groups ranks by reported host name (each group sorted, groups
-// ordered by first rank), or one group per rank when blind.
+// hostGroups groups ranks by reported host name and machine (each group
+// sorted, groups ordered by first rank), or one group per rank when blind.
 func hostGroups(ids []comm.Identity, blind bool) [][]int {
 	if blind {
 		g := make([][]int, len(ids))
@@ -438,10 +438,11 @@ func hostGroups(ids []comm.Identity, blind bool) [][]int {
 	index := map[string]int{}
 	var groups [][]int
 	for i, id := range ids {
-		k, ok := index[id.Host]
+		key := id.Host + "\x00" + id.Machine
+		k, ok := index[key]
 		if !ok || id.Host == "" {
 			k = len(groups)
-			index[id.Host] = k
+			index[key] = k
 			groups = append(groups, nil)
 		}
 		groups[k] = append(groups[k], i)

@@ -285,3 +285,17 @@ func TestSameHostNameOverANetworkIsMeasured(t *testing.T) {
 		}
 	}
 }
+
+// One host name on two machines (kernels, or network namespaces of one
+// kernel: containers, emulated hosts) is two hosts.
+func TestHostGroupsSplitMachines(t *testing.T) {
+	ids := []comm.Identity{
+		{Rank: 0, Host: "n", Machine: "k1/net:[1]"},
+		{Rank: 1, Host: "n", Machine: "k1/net:[1]"},
+		{Rank: 2, Host: "n", Machine: "k1/net:[2]"},
+		{Rank: 3, Host: "m", Machine: "k1/net:[2]"},
+	}
+	if got, want := fmt.Sprint(hostGroups(ids, false)), "[[0 1] [2] [3]]"; got != want {
+		t.Errorf("host groups %s, want %s", got, want)
+	}
+}

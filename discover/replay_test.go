@@ -60,7 +60,7 @@ func (p *replayProber) RTT(a, b int) (infer.RTT, error) {
 // different place in the recordings for every measurement) as a blind
 // discovery does, and returns in how many runs the switch level came out
 // with NMI >= 0.99, and the pairs measured in each run.
-func replayed(t *testing.T, name string) (int, []int) {
+func loadRec(t *testing.T, name string) (map[[2]int][]float64, int) {
 	t.Helper()
 	f, err := os.Open(filepath.Join("testdata", "emu", "rtt-"+name+".json.gz"))
 	if err != nil {
@@ -79,15 +79,20 @@ func replayed(t *testing.T, name string) (int, []int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := platform.Load(filepath.Join("..", "emu", "testdata", name+".yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	samples := map[[2]int][]float64{}
 	for _, pr := range ds.RTT.Pairs {
 		samples[[2]int{min(pr.A, pr.B), max(pr.A, pr.B)}] = pr.Result.SamplesS
 	}
-	n := ds.World.Size
+	return samples, ds.World.Size
+}
+
+func replayed(t *testing.T, name string) (int, []int) {
+	t.Helper()
+	samples, n := loadRec(t, name)
+	p, err := platform.Load(filepath.Join("..", "emu", "testdata", name+".yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	truth := truthLevel(t, p, "switch")
 	ranks := make([]int, n)
 	ids := make([]comm.Identity, n)

@@ -396,3 +396,42 @@ func TestRepresentativePlanLevelsProperty(t *testing.T) {
 		}
 	}
 }
+
+// A level that leaves 41 groups side by side under the whole: with levels,
+// a matching of them (20 pairs and one for the odd group) instead of 820
+// pairs, and every group pair stands as a measured pair holding b's
+// group; without levels, seed 004's every pair.
+func TestRepresentativePlanManySiblings(t *testing.T) {
+	var groups [][]int
+	var all []int
+	for g := 0; g < 41; g++ {
+		groups = append(groups, []int{2 * g, 2*g + 1})
+		all = append(all, 2*g, 2*g+1)
+	}
+	p, err := RepresentativePlanLevels(groups, [][][]int{{all}}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := pairSet(t, p, 82)
+	if len(m) != 41+20+1 || len(p.Phases) != 3 {
+		t.Fatalf("%d pairs in %d phases, want 62 in 3 (intra, matching, odd)", len(m), len(p.Phases))
+	}
+	rep, err := Representatives(groups, [][][]int{{all}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for a := range groups {
+		for b := range groups {
+			if a == b {
+				continue
+			}
+			ra, rb := rep(a, b)
+			if rb != b || ra == rb || m[orient(groups[ra][0], groups[rb][0])] != 1 {
+				t.Fatalf("groups %d-%d stand as %d-%d", a, b, ra, rb)
+			}
+		}
+	}
+	if full, _ := RepresentativePlan(groups, true); len(full.Pairs()) != 41*42/2 {
+		t.Errorf("without levels: %d pairs, want 861", len(full.Pairs()))
+	}
+}

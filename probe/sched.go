@@ -666,8 +666,8 @@ func Representatives(groups [][]int, levels [][][]int) (func(a, b int) (int, int
 // representative plan with levels measures pairwise (k(k-1)/2 pairs;
 // without levels every group pair is measured, as seed 004 says). Above it the
 // siblings are taken to talk alike (the levels found nothing between
-// them) and a matching measures k/2 pairs in one round, plus one for an
-// odd sibling: a level that noise left flat with hundreds of groups
+// them) and a matching measures k/2 pairs, in rounds of at most
+// MaxAllSiblings/2, plus one for an odd sibling: a level that noise left flat with hundreds of groups
 // (4,096 blind ranks gave one of 685) would otherwise cost as much as
 // every group pair. Seed 004's six subnets, and a cluster's switches
 // under its core, stay below it.
@@ -679,11 +679,17 @@ func (h *repHierarchy) siblingRounds(k int) [][][2]int {
 	if !h.capped || k <= MaxAllSiblings {
 		return roundRobin(k)
 	}
-	var main [][2]int
+	// At most MaxAllSiblings/2 pairs at once, as in the rounds of the
+	// pairwise case: hundreds of pairs crossing one switch together
+	// disturb each other's PLogP, and cost the simulator's flow solver
+	// the square of their number per round.
+	var rounds [][][2]int
 	for i := 0; i+1 < k; i += 2 {
-		main = append(main, [2]int{i, i + 1})
+		if len(rounds) == 0 || len(rounds[len(rounds)-1]) == MaxAllSiblings/2 {
+			rounds = append(rounds, nil)
+		}
+		rounds[len(rounds)-1] = append(rounds[len(rounds)-1], [2]int{i, i + 1})
 	}
-	rounds := [][][2]int{main}
 	if k%2 == 1 {
 		rounds = append(rounds, [][2]int{{0, k - 1}})
 	}

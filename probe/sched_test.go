@@ -398,8 +398,8 @@ func TestRepresentativePlanLevelsProperty(t *testing.T) {
 }
 
 // A level that leaves 41 groups side by side under the whole: with levels,
-// a matching of them (20 pairs and one for the odd group) instead of 820
-// pairs, and every group pair stands as a measured pair holding b's
+// a matching of them (20 pairs, at most 16 at once, and one for the odd
+// group) instead of 820 pairs, and every group pair stands as a measured pair holding b's
 // group; without levels, seed 004's every pair.
 func TestRepresentativePlanManySiblings(t *testing.T) {
 	var groups [][]int
@@ -413,8 +413,8 @@ func TestRepresentativePlanManySiblings(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := pairSet(t, p, 82)
-	if len(m) != 41+20+1 || len(p.Phases) != 3 {
-		t.Fatalf("%d pairs in %d phases, want 62 in 3 (intra, matching, odd)", len(m), len(p.Phases))
+	if len(m) != 41+20+1 || len(p.Phases) != 4 || len(p.Phases[1].Lanes) != 16 {
+		t.Fatalf("%d pairs in %d phases, want 62 in 4 (intra, the matching in rounds of 16 and 4, odd)", len(m), len(p.Phases))
 	}
 	rep, err := Representatives(groups, [][][]int{{all}})
 	if err != nil {

@@ -435,3 +435,31 @@ func TestRepresentativePlanManySiblings(t *testing.T) {
 		t.Errorf("without levels: %d pairs, want 861", len(full.Pairs()))
 	}
 }
+
+// With levels, no phase holds more than MaxPairsAtOnce pairs: 600 groups
+// of two under one level give their 600 intra-group pairs in phases of
+// 256, 256 and 88.
+func TestRepresentativePlanBoundsPairsAtOnce(t *testing.T) {
+	var groups [][]int
+	var all []int
+	for g := 0; g < 600; g++ {
+		groups = append(groups, []int{2 * g, 2*g + 1})
+		all = append(all, 2*g, 2*g+1)
+	}
+	p, err := RepresentativePlanLevels(groups, [][][]int{{all}}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pairSet(t, p, 1200)
+	if len(p.Phases) < 3 || len(p.Phases[0].Lanes) != 256 || len(p.Phases[1].Lanes) != 256 || len(p.Phases[2].Lanes) != 88 {
+		t.Fatalf("first phases of %d, %d, %d pairs", len(p.Phases[0].Lanes), len(p.Phases[1].Lanes), len(p.Phases[2].Lanes))
+	}
+	for i, ph := range p.Phases {
+		if len(ph.Lanes) > MaxPairsAtOnce {
+			t.Fatalf("phase %d has %d pairs", i, len(ph.Lanes))
+		}
+	}
+	if full, _ := RepresentativePlan(groups[:300], true); len(full.Phases[0].Lanes) != 300 {
+		t.Errorf("without levels the intra phase has %d pairs, want all 300", len(full.Phases[0].Lanes))
+	}
+}

@@ -18,6 +18,7 @@ import (
 
 	"netaware/comm"
 	"netaware/comm/local"
+	"netaware/comm/sim"
 	"netaware/comm/tcp"
 )
 
@@ -817,5 +818,22 @@ func TestFullProductDetectsCorruption(t *testing.T) {
 				t.Errorf("%s %s: damaged messages went unnoticed", op, algs[max(a, 0)])
 			}
 		}
+	}
+}
+
+// The CI sample again with every message a rendezvous (eager limit 0) and
+// with a 512-byte limit: no algorithm may rely on a send completing
+// before its receiver is there (issue 18's deadlock was such a send).
+func TestAcceptanceSampleSimAnyEagerLimit(t *testing.T) {
+	for i, eager := range []int{-1, 512} {
+		w := fullWorld{fmt.Sprintf("sim-eager%d", eager), func(ctx context.Context, body func(ctx context.Context, c comm.Comm) error) error {
+			p, err := twoRacks(fullWorldSize)
+			if err != nil {
+				return err
+			}
+			_, err = sim.Run(ctx, p, sim.Options{EagerLimit: eager}, body)
+			return err
+		}}
+		runFullProduct(t, w, acceptanceAlgorithms(), sampleCases(len(acceptanceAlgorithms()), uint64(4+i)), false)
 	}
 }

@@ -302,11 +302,33 @@ func ReadFile(path string) (*File, error) {
 // Marshal encodes the document as indented JSON (version set).
 func (f *File) Marshal() ([]byte, error) {
 	f.Version = Version
-	b, err := json.MarshalIndent(f, "", "  ")
+	marshal := func(v any) ([]byte, error) { return json.MarshalIndent(v, "", "  ") }
+	if f.entries() > compactEntries {
+		// Indenting copies the document twice more: 5 GB for the 500,000
+		// group pairs of 1,000 groups.
+		marshal = json.Marshal
+	}
+	b, err := marshal(f)
 	if err != nil {
 		return nil, err
 	}
 	return append(b, '\n'), nil
+}
+
+// compactEntries is the number of entries above which Marshal writes
+// compact JSON.
+const compactEntries = 10000
+
+// entries counts the pair and group pair entries.
+func (f *File) entries() int {
+	n := 0
+	if f.Hockney != nil {
+		n += len(f.Hockney.Pairs) + len(f.Hockney.GroupPairs)
+	}
+	if f.PLogP != nil {
+		n += len(f.PLogP.Pairs) + len(f.PLogP.GroupPairs)
+	}
+	return n
 }
 
 // WriteFile checks and writes the document atomically (temporary file and

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -512,5 +513,27 @@ func TestFromDatasetRepresentativeLevels(t *testing.T) {
 	}
 	if _, err := g.HeteroPLogP(); err == nil {
 		t.Error("a model missing socket pairs was complete")
+	}
+}
+
+// Large models are written compact (indenting copies the document twice
+// more), small ones indented; both parse back to the same model.
+func TestMarshalCompactWhenLarge(t *testing.T) {
+	for _, n := range []int{3, compactEntries + 1} {
+		f := &File{Version: Version, Size: n + 1, Hockney: &HockneySection{}}
+		for i := 0; i < n; i++ {
+			f.Hockney.Pairs = append(f.Hockney.Pairs, HockneyEntry{A: i, B: i + 1, Hockney: Hockney{AlphaS: 1e-6, BetaSPerByte: 1e-9}})
+		}
+		b, err := f.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if indented := bytes.Contains(b, []byte("\n  ")); indented != (n <= compactEntries) {
+			t.Errorf("%d entries: indented %v", n, indented)
+		}
+		g, err := Parse(b)
+		if err != nil || len(g.Hockney.Pairs) != n {
+			t.Fatalf("%d entries: parse back: %v", n, err)
+		}
 	}
 }

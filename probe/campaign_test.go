@@ -11,6 +11,7 @@ import (
 	"netaware/comm"
 	"netaware/comm/local"
 	"netaware/comm/sim"
+	"netaware/platform"
 	"netaware/topo"
 )
 
@@ -218,4 +219,46 @@ func FuzzParseDataset(f *testing.F) {
 		_ = d.BandwidthMatrix()
 		_ = d.PLogPMatrix(0, func(s PLogPSize) float64 { return s.GS })
 	})
+}
+
+// Every schedule mode and synchronisation completes in the simulator
+// whatever the eager limit (every message a rendezvous, 512 bytes): no
+// campaign relies on a send completing before its receiver is there.
+func TestCampaignAnyEagerLimit(t *testing.T) {
+	p, err := platform.Load("zhu-2racks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p = p.WithRanks(1, "block")
+	ranks := []int{0, 1, 15, 16}
+	levels := []topo.Level{{Name: "rack", Groups: [][]int{{0, 1}, {15, 16}}}}
+	tree, err := TreeFromLevels(levels, ranks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, eager := range []int{-1, 512} {
+		for _, spec := range []ScheduleSpec{
+			{Mode: "serial", Ranks: ranks},
+			{Mode: "hierarchical", Ranks: ranks, Tree: tree, Join: JoinZip},
+			{Mode: "representative", Ranks: ranks, Groups: levels[0].Groups, Levels: [][][]int{{ranks}}, Parallel: true},
+		} {
+			for _, sync := range []Sync{SyncBarrier, SyncToken} {
+				ds := &Dataset{World: World{Kind: "sim", Size: p.NumRanks()}}
+				cp := &Campaign{Kind: "plogp", Schedule: spec, Sync: sync, PLogP: PLogPParams{MaxBytes: 1024, Reps: 1, SatMax: 20}}
+				_, err := sim.Run(context.Background(), p, sim.Options{EagerLimit: eager}, func(ctx context.Context, c comm.Comm) error {
+					var d *Dataset
+					if c.Rank() == 0 {
+						d = ds
+					}
+					return cp.Run(ctx, c, d, RunHooks{})
+				})
+				if err != nil {
+					t.Fatalf("eager %d, %s/%s: %v", eager, spec.Mode, sync, err)
+				}
+				if len(ds.PLogP.Pairs) != ds.PLogP.PairsTotal {
+					t.Fatalf("eager %d, %s/%s: %d of %d pairs", eager, spec.Mode, sync, len(ds.PLogP.Pairs), ds.PLogP.PairsTotal)
+				}
+			}
+		}
+	}
 }

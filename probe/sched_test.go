@@ -396,3 +396,70 @@ func TestRepresentativePlanLevelsProperty(t *testing.T) {
 		}
 	}
 }
+
+// A level that leaves 41 groups side by side under the whole: with levels,
+// a matching of them (20 pairs, at most 16 at once, and one for the odd
+// group) instead of 820 pairs, and every group pair stands as a measured pair holding b's
+// group; without levels, seed 004's every pair.
+func TestRepresentativePlanManySiblings(t *testing.T) {
+	var groups [][]int
+	var all []int
+	for g := 0; g < 41; g++ {
+		groups = append(groups, []int{2 * g, 2*g + 1})
+		all = append(all, 2*g, 2*g+1)
+	}
+	p, err := RepresentativePlanLevels(groups, [][][]int{{all}}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := pairSet(t, p, 82)
+	if len(m) != 41+20+1 || len(p.Phases) != 4 || len(p.Phases[1].Lanes) != 16 {
+		t.Fatalf("%d pairs in %d phases, want 62 in 4 (intra, the matching in rounds of 16 and 4, odd)", len(m), len(p.Phases))
+	}
+	rep, err := Representatives(groups, [][][]int{{all}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for a := range groups {
+		for b := range groups {
+			if a == b {
+				continue
+			}
+			ra, rb := rep(a, b)
+			if rb != b || ra == rb || m[orient(groups[ra][0], groups[rb][0])] != 1 {
+				t.Fatalf("groups %d-%d stand as %d-%d", a, b, ra, rb)
+			}
+		}
+	}
+	if full, _ := RepresentativePlan(groups, true); len(full.Pairs()) != 41*42/2 {
+		t.Errorf("without levels: %d pairs, want 861", len(full.Pairs()))
+	}
+}
+
+// With levels, no phase holds more than MaxPairsAtOnce pairs: 600 groups
+// of two under one level give their 600 intra-group pairs in phases of
+// 256, 256 and 88.
+func TestRepresentativePlanBoundsPairsAtOnce(t *testing.T) {
+	var groups [][]int
+	var all []int
+	for g := 0; g < 600; g++ {
+		groups = append(groups, []int{2 * g, 2*g + 1})
+		all = append(all, 2*g, 2*g+1)
+	}
+	p, err := RepresentativePlanLevels(groups, [][][]int{{all}}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pairSet(t, p, 1200)
+	if len(p.Phases) < 3 || len(p.Phases[0].Lanes) != 256 || len(p.Phases[1].Lanes) != 256 || len(p.Phases[2].Lanes) != 88 {
+		t.Fatalf("first phases of %d, %d, %d pairs", len(p.Phases[0].Lanes), len(p.Phases[1].Lanes), len(p.Phases[2].Lanes))
+	}
+	for i, ph := range p.Phases {
+		if len(ph.Lanes) > MaxPairsAtOnce {
+			t.Fatalf("phase %d has %d pairs", i, len(ph.Lanes))
+		}
+	}
+	if full, _ := RepresentativePlan(groups[:300], true); len(full.Phases[0].Lanes) != 300 {
+		t.Errorf("without levels the intra phase has %d pairs, want all 300", len(full.Phases[0].Lanes))
+	}
+}

@@ -340,16 +340,6 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 // placeholder). It returns a
 // warning naming the first such rank, or "" (on every rank).
 func checkHostNames(ctx context.Context, c comm.Comm, hosts [][]int, measured []live.Measurement) (string, error) {
-	var pairs []int // rep, mate, rep, mate, ...
-	for _, h := range hosts {
-		for _, m := range h[1:] {
-			pairs = append(pairs, h[0], m)
-		}
-	}
-	pairs, err := shareInts(ctx, c, pairs)
-	if err != nil || len(pairs) == 0 {
-		return "", err
-	}
 	all := make([]int, c.Size())
 	for i := range all {
 		all[i] = i
@@ -358,30 +348,82 @@ func checkHostNames(ctx context.Context, c comm.Comm, hosts [][]int, measured []
 	if err != nil {
 		return "", err
 	}
-	prm := probe.RTTParams{Rounds: 2, MaxExchanges: 10, Stale: 5}
-	me := dup.Rank()
-	var mine []byte // mate, rtt for the pairs this rank initiated
-	for k := 0; k+1 < len(pairs); k += 2 {
-		switch me {
-		case pairs[k]:
-			r, err := probe.RTTInitiate(ctx, dup, pairs[k+1], prm)
-			if err != nil {
+	// Rank 0 tells every rank its part, point to point so that no rank
+	// holds the whole plan: a host's first rank gets its host-mates, a
+	// mate gets its first rank, a rank alone on its host nothing.
+	const tagPlan, tagResult = 6, 7
+	var pairs []int // on rank 0: rep, mate, rep, mate, ...
+	var peers []int // this rank's part
+	if dup.Rank() == 0 {
+		parts := make([][]int, dup.Size())
+		for _, h := range hosts {
+			for _, m := range h[1:] {
+				pairs = append(pairs, h[0], m)
+				parts[h[0]] = append(parts[h[0]], m)
+				parts[m] = []int{h[0]}
+			}
+		}
+		peers = parts[0]
+		for r := 1; r < dup.Size(); r++ {
+			// A count, then the part: a rank's buffer is the size of its part.
+			b := binary.LittleEndian.AppendUint32(nil, uint32(len(parts[r])))
+			if err := dup.Send(ctx, r, tagPlan, b); err != nil {
 				return "", err
 			}
-			mine = binary.LittleEndian.AppendUint32(mine, uint32(pairs[k+1]))
-			mine = binary.LittleEndian.AppendUint64(mine, math.Float64bits(r.MinS))
-		case pairs[k+1]:
-			if err := probe.RTTRespond(ctx, dup, pairs[k], prm); err != nil {
+			if len(parts[r]) == 0 {
+				continue
+			}
+			b = b[:0]
+			for _, x := range parts[r] {
+				b = binary.LittleEndian.AppendUint32(b, uint32(x))
+			}
+			if err := dup.Send(ctx, r, tagPlan, b); err != nil {
 				return "", err
 			}
 		}
+	} else {
+		var head [4]byte
+		if _, err := dup.Recv(ctx, 0, tagPlan, head[:]); err != nil {
+			return "", err
+		}
+		if n := binary.LittleEndian.Uint32(head[:]); n > 0 {
+			if n >= uint32(dup.Size()) {
+				return "", fmt.Errorf("rank 0 announces %d host-mates in a world of %d", n, dup.Size())
+			}
+			b := make([]byte, 4*n)
+			if _, err := dup.Recv(ctx, 0, tagPlan, b); err != nil {
+				return "", err
+			}
+			for k := 0; k < len(b); k += 4 {
+				peers = append(peers, int(binary.LittleEndian.Uint32(b[k:])))
+			}
+		}
 	}
-	// The reps send their results to rank 0, which decides for everyone.
-	const tag = 7
+	me := dup.Rank()
+	prm := probe.RTTParams{Rounds: 2, MaxExchanges: 10, Stale: 5}
+	var mine []byte // mate, rtt for the pairs this rank initiated
+	// A host's first rank is its lowest: it measures its mates in turn,
+	// each mate answers it.
+	if len(peers) > 0 && peers[0] > me {
+		for _, m := range peers {
+			r, err := probe.RTTInitiate(ctx, dup, m, prm)
+			if err != nil {
+				return "", err
+			}
+			mine = binary.LittleEndian.AppendUint32(mine, uint32(m))
+			mine = binary.LittleEndian.AppendUint64(mine, math.Float64bits(r.MinS))
+		}
+	} else if len(peers) == 1 {
+		if err := probe.RTTRespond(ctx, dup, peers[0], prm); err != nil {
+			return "", err
+		}
+	}
+	// The first ranks send their results to rank 0, which decides for
+	// everyone.
 	var verdict []byte
 	if me != 0 {
 		if len(mine) > 0 {
-			if err := dup.Send(ctx, 0, tag, mine); err != nil {
+			if err := dup.Send(ctx, 0, tagResult, mine); err != nil {
 				return "", err
 			}
 		}
@@ -401,7 +443,7 @@ func checkHostNames(ctx context.Context, c comm.Comm, hosts [][]int, measured []
 		}
 		for src, n := range senders {
 			b := make([]byte, n)
-			if _, err := dup.Recv(ctx, src, tag, b); err != nil {
+			if _, err := dup.Recv(ctx, src, tagResult, b); err != nil {
 				return "", err
 			}
 			read(b)

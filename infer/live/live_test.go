@@ -63,7 +63,8 @@ func TestShiraiPingPongStopsAfterTenStale(t *testing.T) {
 		seq = append(seq, 50*time.Microsecond)
 	}
 	k := 0
-	res, err := MeasurePair(DefaultParams(), func() (time.Duration, error) {
+	seed := Params{Rounds: 3, MaxExchanges: 30, Stale: 10} // Fig. 6's values
+	res, err := MeasurePair(seed, func() (time.Duration, error) {
 		if k >= len(seq) {
 			return 0, fmt.Errorf("exchange %d beyond the protocol's", k)
 		}
@@ -76,7 +77,7 @@ func TestShiraiPingPongStopsAfterTenStale(t *testing.T) {
 	if k != len(seq) {
 		t.Fatalf("%d exchanges, want %d", k, len(seq))
 	}
-	if res.Min != 50e-6 || res.Max != 271e-6 {
-		t.Fatalf("min %g max %g, want 50us and 271us", res.Min, res.Max)
+	if res.Min != 50e-6 || res.Max != 271e-6 || res.Next != 96e-6 {
+		t.Fatalf("min %g max %g next %g, want 50us, 271us and 96us", res.Min, res.Max, res.Next)
 	}
 }

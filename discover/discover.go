@@ -66,6 +66,15 @@ type Options struct {
 	// Progress, if set, is called on rank 0 with a phase name as each
 	// phase starts.
 	Progress func(phase string)
+	// Advance, if set, reports how far the current long phase is, as a
+	// count of its total: in the RTT inference the ranks in the tree so
+	// far (called by each rank as it joins, see live.Params.Joined: every
+	// rank of a world held in this process calls it, a rank of a TCP
+	// world only for itself, so a caller gates it per process), in the
+	// PLogP campaign the pairs finished (on rank 0). The counts of a phase
+	// increase up to its total. It must not block; the discover package
+	// never reads the wall clock, so an ETA is the caller's.
+	Advance func(done, total int)
 	// Checkpoint, if set, is called on rank 0 during the PLogP campaign
 	// with the dataset so far (the RTT section and the PLogP pairs
 	// measured), as probe.RunHooks.Checkpoint is, so that an interrupted
@@ -199,7 +208,11 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 				return nil, err
 			}
 		}
-		if tree, err = live.Infer(ctx, sub, opt.RTT); err != nil {
+		rtt := opt.RTT
+		if opt.Advance != nil {
+			rtt.Joined = opt.Advance
+		}
+		if tree, err = live.Infer(ctx, sub, rtt); err != nil {
 			return nil, fmt.Errorf("discover: rtt tree: %w", err)
 		}
 		if sub.Rank() == 0 {
@@ -282,7 +295,7 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 		if me == 0 {
 			dsArg = ds
 		}
-		hooks := probe.RunHooks{Checkpoint: func(*probe.Dataset, bool) error { return nil }}
+		hooks := probe.RunHooks{Checkpoint: func(*probe.Dataset, bool) error { return nil }, Progress: opt.Advance}
 		if opt.Checkpoint != nil {
 			hooks.Checkpoint = opt.Checkpoint
 		}

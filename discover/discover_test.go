@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"netaware/cluster"
@@ -297,5 +298,50 @@ func TestHostGroupsSplitMachines(t *testing.T) {
 	}
 	if got, want := fmt.Sprint(hostGroups(ids, false)), "[[0 1] [2] [3]]"; got != want {
 		t.Errorf("host groups %s, want %s", got, want)
+	}
+}
+
+// TestAdvanceCountsUpToTheTotal: the inference reports every rank joining
+// the tree in order and the PLogP campaign its pairs, each phase counting
+// up to its total, under the phase rank 0 announced.
+func TestAdvanceCountsUpToTheTotal(t *testing.T) {
+	opt := DefaultOptions()
+	opt.Blind = true
+	var mu sync.Mutex
+	phase := ""
+	counts := map[string][][2]int{}
+	opt.Progress = func(s string) {
+		mu.Lock()
+		defer mu.Unlock()
+		phase = s
+	}
+	opt.Advance = func(done, total int) {
+		mu.Lock()
+		defer mu.Unlock()
+		counts[phase] = append(counts[phase], [2]int{done, total})
+	}
+	out, p, _ := discoverOn(t, "testdata/fram-4nodes.yaml", opt)
+	n := p.NumRanks()
+	infer := counts[fmt.Sprintf("rtt tree inference over %d ranks", n)]
+	if len(infer) != n {
+		t.Fatalf("inference: %d calls %v, want one per rank (%d)", len(infer), infer, n)
+	}
+	for i, c := range infer {
+		if c != [2]int{i + 1, n} {
+			t.Fatalf("inference: call %d is %v, want %v", i, c, [2]int{i + 1, n})
+		}
+	}
+	plogp := counts["plogp (representative schedule)"]
+	pairs := len(out.Dataset.PLogP.Pairs)
+	if len(plogp) < 2 || plogp[len(plogp)-1] != [2]int{pairs, pairs} {
+		t.Fatalf("plogp: calls %v, want them to end at %d of %d", plogp, pairs, pairs)
+	}
+	for i := 1; i < len(plogp); i++ {
+		if plogp[i][0] < plogp[i-1][0] || plogp[i][1] != pairs {
+			t.Fatalf("plogp: calls %v do not count up to %d", plogp, pairs)
+		}
+	}
+	if len(counts) != 2 {
+		t.Errorf("advance called under phases %v, want the inference's and the campaign's", counts)
 	}
 }

@@ -113,16 +113,21 @@ built-in simulated platform ` + defaultPlatform + ` and says so.`,
 			kept = kept || ck.last != saved
 			return nil
 		}
-		opt.Progress = func(phase string) {
-			fmt.Fprintf(stderr, "[%5.1fs] %s\n", time.Since(start).Seconds(), phase)
-		}
+		pp := &phaseProgress{w: stderr, quiet: quietFlag(cmd), start: start}
+		defer pp.finish()
+		opt.Progress, opt.Advance = pp.phase, pp.advance
 		info, err := runWorld(cmd.Context(), wf, func(ctx context.Context, c comm.Comm) error {
+			opt := opt
+			if wf.oneRankPerProcess() && c.Rank() != 0 {
+				opt.Advance = nil // rank 0's process shows the progress
+			}
 			o, err := discover.Run(ctx, c, opt)
 			if c.Rank() == 0 {
 				result = o
 			}
 			return err
 		})
+		pp.finish()
 		if err != nil {
 			if kept && cmd.Context().Err() != nil {
 				fmt.Fprintf(stderr, "interrupted: the measurements finished so far are in %s\n", ck.path)

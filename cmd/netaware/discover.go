@@ -171,7 +171,10 @@ built-in simulated platform ` + defaultPlatform + ` and says so.`,
 			fmt.Fprintln(stderr, "netaware: warning:", w)
 		}
 		warnImplausible(stderr, result.Dataset, filepath.Join(out, "dataset.json"))
+		// The report's plots take seconds at hundreds of ranks.
+		pp.phase("writing the results into " + out)
 		written, err := writeDiscovery(out, result, wf, info, start)
+		pp.finish()
 		if err != nil {
 			return err
 		}

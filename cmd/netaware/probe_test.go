@@ -287,3 +287,17 @@ func TestPhaseProgressBarPerPhase(t *testing.T) {
 	}
 	p.finish()
 }
+
+// TestProgressETAFromTheFirstCount: the ETA extrapolates the rate since
+// the first count seen, so that pairs kept from an interrupted run do not
+// pass for speed: 10 kept, 10 more in 10 s, 80 left: 80 s.
+func TestProgressETAFromTheFirstCount(t *testing.T) {
+	t0 := time.Now()
+	p := &progressReporter{desc: "plogp", base: 10, baseTime: t0}
+	if got := p.describeETA(20, 100, t0.Add(10*time.Second)); got != "plogp, ETA 1m20s" {
+		t.Errorf("got %q", got)
+	}
+	if got := p.describeETA(10, 100, t0.Add(time.Second)); got != "plogp" {
+		t.Errorf("no count moved yet: got %q", got)
+	}
+}

@@ -28,6 +28,11 @@ type progressReporter struct {
 	start time.Time
 	bar   *progressbar.ProgressBar
 	desc  string
+	// The first count seen and when: the ETA extrapolates the rate since
+	// then, so that work done before (the pairs a resumed campaign kept)
+	// does not pass for speed.
+	base     int
+	baseTime time.Time
 }
 
 func (p *progressReporter) update(done, total int) {
@@ -36,20 +41,37 @@ func (p *progressReporter) update(done, total int) {
 	if p.quiet {
 		return
 	}
+	now := time.Now()
+	if p.baseTime.IsZero() {
+		p.base, p.baseTime = done, now
+	}
 	if p.bar == nil {
-		if time.Since(p.start) < 2*time.Second || done >= total {
+		if now.Sub(p.start) < 2*time.Second || done >= total {
 			return
 		}
 		p.bar = progressbar.NewOptions(total,
 			progressbar.OptionSetWriter(p.w),
 			progressbar.OptionSetDescription(p.desc),
 			progressbar.OptionShowCount(),
-			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionSetPredictTime(false),
+			progressbar.OptionSetElapsedTime(true),
 			progressbar.OptionThrottle(200*time.Millisecond),
 			progressbar.OptionClearOnFinish(),
 		)
 	}
 	_ = p.bar.Set(done)
+	p.bar.Describe(p.describeETA(done, total, now))
+}
+
+// describeETA is the bar's text with the time left at the rate since the
+// first count (none before a count has moved).
+func (p *progressReporter) describeETA(done, total int, now time.Time) string {
+	el := now.Sub(p.baseTime)
+	if done <= p.base || el <= 0 || done >= total {
+		return p.desc
+	}
+	left := time.Duration(float64(el) * float64(total-done) / float64(done-p.base))
+	return fmt.Sprintf("%s, ETA %s", p.desc, left.Round(time.Second))
 }
 
 // describe changes the bar's text (who is still missing, say).

@@ -66,11 +66,28 @@ type Options struct {
 	// Progress, if set, is called on rank 0 with a phase name as each
 	// phase starts.
 	Progress func(phase string)
+	// Advance, if set, reports how far the current long phase is, as a
+	// count of its total: in the RTT inference the ranks in the tree so
+	// far (called by each rank as it joins, see live.Params.Joined: every
+	// rank of a world held in this process calls it, a rank of a TCP
+	// world only for itself, so a caller gates it per process), in the
+	// PLogP campaign the pairs finished (on rank 0). The counts of a phase
+	// increase up to its total. It must not block; the discover package
+	// never reads the wall clock, so an ETA is the caller's.
+	Advance func(done, total int)
 	// Checkpoint, if set, is called on rank 0 during the PLogP campaign
 	// with the dataset so far (the RTT section and the PLogP pairs
 	// measured), as probe.RunHooks.Checkpoint is, so that an interrupted
 	// discovery can keep them.
 	Checkpoint func(ds *probe.Dataset, final bool) error
+	// Resume, on rank 0, is the dataset an interrupted discovery of the
+	// same world checkpointed: its PLogP pairs are kept and only the
+	// missing ones measured (probe.Campaign.Resume). The identities, the
+	// RTT inference and the bandwidth map run again (the dataset does not
+	// hold the tree, and they are seconds against the PLogP phase's
+	// minutes to days); the PLogP schedule they give must be the one the
+	// dataset was measured with, or Run fails saying so.
+	Resume *probe.Dataset
 }
 
 // DefaultOptions are the standard discovery.
@@ -114,6 +131,8 @@ type Outcome struct {
 	Cuts       []float64
 	Clustered  []int
 	Phases     []Phase
+	// Kept is how many PLogP pairs came from Options.Resume.
+	Kept int
 	// Warnings are what the measurements contradicted (a host name shared
 	// by ranks that talk over a network), for the user to see.
 	Warnings []string
@@ -199,7 +218,11 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 				return nil, err
 			}
 		}
-		if tree, err = live.Infer(ctx, sub, opt.RTT); err != nil {
+		rtt := opt.RTT
+		if opt.Advance != nil {
+			rtt.Joined = opt.Advance
+		}
+		if tree, err = live.Infer(ctx, sub, rtt); err != nil {
 			return nil, fmt.Errorf("discover: rtt tree: %w", err)
 		}
 		if sub.Rank() == 0 {
@@ -259,6 +282,11 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 			s := plogpSchedule(c.Size(), levels, opt.Level)
 			spec = &s
 		}
+		if opt.Resume != nil && opt.Resume.PLogP != nil {
+			if out.Kept, err = resumable(opt.Resume.PLogP, plogpParams(opt), spec); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if plogp {
 		if spec, err = shareSpec(ctx, c, spec); err != nil {
@@ -272,17 +300,20 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 		ds.RTT = rttSection(reps, tree)
 	}
 	if plogp {
-		progress(fmt.Sprintf("plogp (%s schedule)", spec.Mode))
-		params := opt.PLogP
-		if opt.Level == Thorough {
-			params = probe.PLogPParams{MaxBytes: params.MaxBytes}
+		if out.Kept > 0 {
+			progress(fmt.Sprintf("plogp (%s schedule): %d pairs kept from the interrupted discovery", spec.Mode, out.Kept))
+		} else {
+			progress(fmt.Sprintf("plogp (%s schedule)", spec.Mode))
 		}
-		cp := &probe.Campaign{Kind: "plogp", Schedule: *spec, PLogP: params}
+		cp := &probe.Campaign{Kind: "plogp", Schedule: *spec, PLogP: plogpParams(opt)}
 		var dsArg *probe.Dataset
 		if me == 0 {
 			dsArg = ds
+			if opt.Resume != nil && opt.Resume.PLogP != nil {
+				cp.Resume, ds.PLogP = true, opt.Resume.PLogP
+			}
 		}
-		hooks := probe.RunHooks{Checkpoint: func(*probe.Dataset, bool) error { return nil }}
+		hooks := probe.RunHooks{Checkpoint: func(*probe.Dataset, bool) error { return nil }, Progress: opt.Advance}
 		if opt.Checkpoint != nil {
 			hooks.Checkpoint = opt.Checkpoint
 		}
@@ -326,6 +357,39 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 		Measurements: &topo.Measurements{PairsMeasured: len(measured), PairsTotal: total, VirtualTimeS: clk.Seconds()},
 	}
 	return out, nil
+}
+
+// plogpParams are the PLogP parameters of opt's level.
+func plogpParams(opt Options) probe.PLogPParams {
+	if opt.Level == Thorough {
+		return probe.PLogPParams{MaxBytes: opt.PLogP.MaxBytes}
+	}
+	return opt.PLogP
+}
+
+// resumable checks that an interrupted discovery's PLogP section can be
+// continued under this run's schedule (nil: no PLogP at this level) and
+// returns how many of its pairs are kept.
+func resumable(sec *probe.PLogPSection, params probe.PLogPParams, spec *probe.ScheduleSpec) (int, error) {
+	if spec == nil {
+		return 0, fmt.Errorf("discover: resume: the interrupted discovery measured PLogP and this level measures none")
+	}
+	plan, err := spec.Plan()
+	if err != nil {
+		return 0, err
+	}
+	// As the campaign stores them: defaults filled in.
+	done, err := probe.ResumeState(sec, params.WithDefaults(), *spec, plan)
+	if err != nil {
+		return 0, fmt.Errorf("discover: %w (the RTT inference ran again and gave other levels, or the level of effort differs: discover again without resuming)", err)
+	}
+	kept := 0
+	for _, d := range done {
+		if d {
+			kept++
+		}
+	}
+	return kept, nil
 }
 
 // checkHostNames measures, from each host's first rank, a round trip to

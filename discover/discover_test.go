@@ -2,9 +2,11 @@ package discover
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"netaware/cluster"
@@ -12,6 +14,7 @@ import (
 	"netaware/comm/sim"
 	"netaware/metrics"
 	"netaware/platform"
+	"netaware/probe"
 	"netaware/topo"
 )
 
@@ -297,5 +300,150 @@ func TestHostGroupsSplitMachines(t *testing.T) {
 	}
 	if got, want := fmt.Sprint(hostGroups(ids, false)), "[[0 1] [2] [3]]"; got != want {
 		t.Errorf("host groups %s, want %s", got, want)
+	}
+}
+
+// TestAdvanceCountsUpToTheTotal: the inference reports every rank joining
+// the tree in order and the PLogP campaign its pairs, each phase counting
+// up to its total, under the phase rank 0 announced.
+func TestAdvanceCountsUpToTheTotal(t *testing.T) {
+	opt := DefaultOptions()
+	opt.Blind = true
+	var mu sync.Mutex
+	phase := ""
+	counts := map[string][][2]int{}
+	opt.Progress = func(s string) {
+		mu.Lock()
+		defer mu.Unlock()
+		phase = s
+	}
+	opt.Advance = func(done, total int) {
+		mu.Lock()
+		defer mu.Unlock()
+		counts[phase] = append(counts[phase], [2]int{done, total})
+	}
+	out, p, _ := discoverOn(t, "testdata/fram-4nodes.yaml", opt)
+	n := p.NumRanks()
+	infer := counts[fmt.Sprintf("rtt tree inference over %d ranks", n)]
+	if len(infer) != n {
+		t.Fatalf("inference: %d calls %v, want one per rank (%d)", len(infer), infer, n)
+	}
+	for i, c := range infer {
+		if c != [2]int{i + 1, n} {
+			t.Fatalf("inference: call %d is %v, want %v", i, c, [2]int{i + 1, n})
+		}
+	}
+	plogp := counts["plogp (representative schedule)"]
+	pairs := len(out.Dataset.PLogP.Pairs)
+	if len(plogp) < 2 || plogp[len(plogp)-1] != [2]int{pairs, pairs} {
+		t.Fatalf("plogp: calls %v, want them to end at %d of %d", plogp, pairs, pairs)
+	}
+	for i := 1; i < len(plogp); i++ {
+		if plogp[i][0] < plogp[i-1][0] || plogp[i][1] != pairs {
+			t.Fatalf("plogp: calls %v do not count up to %d", plogp, pairs)
+		}
+	}
+	if len(counts) != 2 {
+		t.Errorf("advance called under phases %v, want the inference's and the campaign's", counts)
+	}
+}
+
+// TestResumeKeepsCheckpointedPairs: a discovery interrupted during its
+// PLogP phase (the context cancelled once the checkpoint hook saw a few
+// pairs) continues from the checkpointed dataset: the pairs measured
+// before are kept byte for byte, the others measured, and the campaign
+// starts where the checkpoint left off.
+func TestResumeKeepsCheckpointedPairs(t *testing.T) {
+	p, err := platform.Load("testdata/fram-4nodes.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(ctx context.Context, opt Options) (*Outcome, error) {
+		var out *Outcome
+		_, err := sim.Run(ctx, p, sim.Options{}, func(ctx context.Context, c comm.Comm) error {
+			o, err := Run(ctx, c, opt)
+			if c.Rank() == 0 {
+				out = o
+			}
+			return err
+		})
+		return out, err
+	}
+	const stopAfter = 3
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	opt := DefaultOptions()
+	opt.Blind = true
+	var saved []byte
+	opt.Checkpoint = func(ds *probe.Dataset, final bool) error {
+		if saved == nil && !final && ds.PLogP != nil && len(ds.PLogP.Pairs) == stopAfter {
+			var err error
+			if saved, err = json.Marshal(ds); err != nil {
+				return err
+			}
+			cancel()
+		}
+		return nil
+	}
+	if _, err := run(ctx, opt); err == nil {
+		t.Fatal("the interrupted discovery succeeded")
+	}
+	if saved == nil {
+		t.Fatal("the checkpoint hook never saw the PLogP pairs")
+	}
+	var resume probe.Dataset
+	if err := json.Unmarshal(saved, &resume); err != nil {
+		t.Fatal(err)
+	}
+	opt = DefaultOptions()
+	opt.Blind = true
+	opt.Resume = &resume
+	var mu sync.Mutex
+	var phases []string
+	campaign := -1 // the campaign's first count
+	opt.Progress = func(s string) { mu.Lock(); phases = append(phases, s); mu.Unlock() }
+	opt.Advance = func(done, total int) {
+		mu.Lock()
+		defer mu.Unlock()
+		if campaign < 0 && strings.HasPrefix(phases[len(phases)-1], "plogp") {
+			campaign = done
+		}
+	}
+	out, err := run(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec := out.Dataset.PLogP
+	if !sec.Complete || len(sec.Pairs) != sec.PairsTotal || sec.PairsTotal <= stopAfter {
+		t.Fatalf("resumed section: %d of %d pairs, complete %v", len(sec.Pairs), sec.PairsTotal, sec.Complete)
+	}
+	if out.Kept != stopAfter || sec.Runs != 2 {
+		t.Errorf("kept %d pairs in run %d, want %d in run 2", out.Kept, sec.Runs, stopAfter)
+	}
+	for i := 0; i < stopAfter; i++ {
+		a, _ := json.Marshal(resume.PLogP.Pairs[i])
+		b, _ := json.Marshal(sec.Pairs[i])
+		if string(a) != string(b) {
+			t.Errorf("kept pair %d changed:\n%s\n%s", i, a, b)
+		}
+	}
+	seen := map[[2]int]bool{}
+	for _, pr := range sec.Pairs {
+		if seen[[2]int{pr.A, pr.B}] {
+			t.Errorf("pair %d-%d measured twice", pr.A, pr.B)
+		}
+		seen[[2]int{pr.A, pr.B}] = true
+	}
+	if !slices.ContainsFunc(phases, func(s string) bool { return strings.Contains(s, "3 pairs kept") }) {
+		t.Errorf("no phase says what was kept: %q", phases)
+	}
+	if campaign != stopAfter {
+		t.Errorf("the resumed campaign started at %d pairs, want %d", campaign, stopAfter)
+	}
+	// A schedule of another level cannot be continued.
+	opt.Level = Thorough
+	opt.Advance, opt.Progress = nil, nil
+	if _, err := run(context.Background(), opt); err == nil || !strings.Contains(err.Error(), "resume") {
+		t.Errorf("resuming a standard discovery at thorough: %v", err)
 	}
 }

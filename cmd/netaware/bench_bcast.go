@@ -50,7 +50,7 @@ type bcastTunedChoice struct {
 
 func newBenchBcastCmd() *cobra.Command {
 	var f bcastFlags
-	var asJSON, quiet bool
+	var asJSON bool
 	var plotFile, decisionFile string
 	cmd := &cobra.Command{
 		Use:   "bcast",
@@ -94,7 +94,7 @@ Example:
 				cfg.Decision = d
 				s.algs = append(s.algs, coll.Auto)
 			}
-			if !quiet {
+			if !quietFlag(cmd) {
 				cfg.Progress = progress(cmd.ErrOrStderr(), len(s.algs))
 			}
 			ms, err := tune.Run(cmd.Context(), cfg, s.algs)
@@ -136,7 +136,6 @@ Example:
 	}
 	f.register(cmd, "1,1KiB,16KiB,64KiB,256KiB,1MiB,4MiB")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of tables")
-	cmd.Flags().BoolVar(&quiet, "quiet", false, "no progress bar")
 	cmd.Flags().StringVar(&plotFile, "plot", "", "write a log-log plot to FILE.png and FILE.svg")
 	cmd.Flags().StringVar(&decisionFile, "decision", "", "decision.json from 'tune bcast': measure its choices as the tuned series")
 	return cmd

@@ -38,6 +38,7 @@ func newDiscoverCmd() *cobra.Command {
 		out, level string
 		blind      bool
 		asJSON     bool
+		resume     bool
 	)
 	cmd := &cobra.Command{
 		Use:   "discover",
@@ -63,10 +64,17 @@ Without --blind, ranks reporting one host name are one host (and one socket
 when they report it), and one rank per host joins the inference; with
 --blind every level must come from measurement.
 
+Rank 0 checkpoints dataset.json during the PLogP phase (every 5 s). After an
+interruption (Ctrl-C, a failed rank), the same command plus --resume keeps
+the PLogP pairs in --out's dataset.json and measures only the missing ones;
+the identities, the RTT inference and the bandwidth map run again (seconds;
+the dataset does not hold the tree), and must give the same PLogP schedule.
+
 With no --platform and no launcher environment, discover runs on the
 built-in simulated platform ` + defaultPlatform + ` and says so.`,
 		Example: `  netaware discover                                  # simulated 4-site grid
   netaware discover --platform fram-like --blind --out fram
+  netaware discover --platform fram-like --blind --out fram --resume   # after Ctrl-C
   netaware launch -n 8 -- netaware discover --out /tmp/x
   mpirun -n 64 -x NETAWARE_COORDINATOR=node01:7777 -x NETAWARE_TOKEN=s3cret netaware discover`,
 		Args: cobra.NoArgs,
@@ -76,6 +84,7 @@ built-in simulated platform ` + defaultPlatform + ` and says so.`,
 	cmd.Flags().StringVar(&level, "level", "standard", "effort: fast (RTT tree only), standard (+ PLogP per group pair) or thorough (+ PLogP all pairs)")
 	cmd.Flags().BoolVar(&blind, "blind", false, "ignore host names and core ids: every level from measurement")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the summary as JSON (the notices go to stderr)")
+	cmd.Flags().BoolVar(&resume, "resume", false, "continue an interrupted discovery: keep the PLogP pairs of --out's dataset.json, measure the rest (the RTT inference runs again)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		opt := discover.DefaultOptions()
 		lv, err := discover.ParseLevel(level)
@@ -113,19 +122,39 @@ built-in simulated platform ` + defaultPlatform + ` and says so.`,
 			kept = kept || ck.last != saved
 			return nil
 		}
-		opt.Progress = func(phase string) {
-			fmt.Fprintf(stderr, "[%5.1fs] %s\n", time.Since(start).Seconds(), phase)
-		}
+		pp := &phaseProgress{w: stderr, quiet: quietFlag(cmd), start: start}
+		defer pp.finish()
+		opt.Progress, opt.Advance = pp.phase, pp.advance
 		info, err := runWorld(cmd.Context(), wf, func(ctx context.Context, c comm.Comm) error {
+			opt := opt
+			if wf.oneRankPerProcess() && c.Rank() != 0 {
+				opt.Advance = nil // rank 0's process shows the progress
+			}
+			if resume && c.Rank() == 0 {
+				cf := &campaignFlags{wf: wf, out: ck.path, resume: true}
+				w := cf.worldDesc(c.Size())
+				d, err := cf.openDataset(w)
+				if p, perr := platform.Load(wf.platform); err != nil && w.Kind == "sim" && perr == nil && p.Name != w.Platform {
+					// A checkpoint records --platform as given, a
+					// finished discovery the platform's name.
+					w.Platform = p.Name
+					d, err = cf.openDataset(w)
+				}
+				if err != nil {
+					return err
+				}
+				opt.Resume = d
+			}
 			o, err := discover.Run(ctx, c, opt)
 			if c.Rank() == 0 {
 				result = o
 			}
 			return err
 		})
+		pp.finish()
 		if err != nil {
 			if kept && cmd.Context().Err() != nil {
-				fmt.Fprintf(stderr, "interrupted: the measurements finished so far are in %s\n", ck.path)
+				fmt.Fprintf(stderr, "interrupted: the measurements finished so far are in %s (the same command with --resume continues from them)\n", ck.path)
 			}
 			return err
 		}
@@ -142,18 +171,36 @@ built-in simulated platform ` + defaultPlatform + ` and says so.`,
 			fmt.Fprintln(stderr, "netaware: warning:", w)
 		}
 		warnImplausible(stderr, result.Dataset, filepath.Join(out, "dataset.json"))
+		// The report's plots take seconds at hundreds of ranks.
+		pp.phase("writing the results into " + out)
 		written, err := writeDiscovery(out, result, wf, info, start)
+		pp.finish()
 		if err != nil {
 			return err
 		}
 		if asJSON {
-			return probeWriteJSON(stdout, summarizeDiscovery(result, info, wall, out, written))
+			sum := summarizeDiscovery(result, info, wall, out, written)
+			if resume {
+				sum.PairsKept = &result.Kept
+			}
+			return probeWriteJSON(stdout, sum)
 		}
 		printSummary(stdout, result, info, wall)
+		if resume {
+			fmt.Fprintf(stdout, "resumed: %d PLogP pairs kept from %s, %d measured now\n", result.Kept, ck.path, plogpPairs(result)-result.Kept)
+		}
 		fmt.Fprintf(stdout, "\nwrote into %s: %s\n", out, strings.Join(written, ", "))
 		return nil
 	}
 	return cmd
+}
+
+// plogpPairs counts the PLogP pairs of a discovery's dataset.
+func plogpPairs(o *discover.Outcome) int {
+	if o.Dataset.PLogP == nil {
+		return 0
+	}
+	return len(o.Dataset.PLogP.Pairs)
 }
 
 // writeDiscovery writes every output file into dir and returns their names.
@@ -265,11 +312,14 @@ type discoverSummary struct {
 	Levels        []discoverLevelSummary `json:"levels"`
 	PairsMeasured int                    `json:"pairs_measured"`
 	PairsTotal    int                    `json:"pairs_total"`
-	Phases        []discoverPhase        `json:"phases"`
-	VirtualTimeS  float64                `json:"virtual_time_s,omitempty"`
-	WallTimeS     float64                `json:"wall_time_s"`
-	Dir           string                 `json:"dir"`
-	Files         []string               `json:"files"`
+	// PairsKept is, under --resume, the PLogP pairs kept from the
+	// interrupted discovery.
+	PairsKept    *int            `json:"plogp_pairs_kept,omitempty"`
+	Phases       []discoverPhase `json:"phases"`
+	VirtualTimeS float64         `json:"virtual_time_s,omitempty"`
+	WallTimeS    float64         `json:"wall_time_s"`
+	Dir          string          `json:"dir"`
+	Files        []string        `json:"files"`
 }
 
 type discoverLevelSummary struct {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"netaware/probe"
 	"netaware/topo"
 )
 
@@ -59,4 +62,42 @@ func TestDiscoverOverTCP(t *testing.T) {
 			t.Errorf("rank 0 fell back to the simulator:\n%s", outs[0])
 		}
 	})
+}
+
+// TestDiscoverResumeCLI: --resume keeps every PLogP pair of --out's
+// dataset (here a finished one: nothing is left to measure), says so, and
+// refuses a missing dataset or one of another world.
+func TestDiscoverResumeCLI(t *testing.T) {
+	const plat = "../../discover/testdata/fram-4nodes.yaml"
+	dir := t.TempDir()
+	if _, err := runSimCLI(t, "discover", "--platform", plat, "--blind", "--out", dir, "-q"); err != nil {
+		t.Fatal(err)
+	}
+	before, err := probe.Load(filepath.Join(dir, "dataset.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := runSimCLI(t, "discover", "--platform", plat, "--blind", "--out", dir, "-q", "--resume")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(before.PLogP.Pairs)
+	if want := fmt.Sprintf("resumed: %d PLogP pairs kept from %s, 0 measured now", n, filepath.Join(dir, "dataset.json")); !strings.Contains(out, want) {
+		t.Errorf("output lacks %q:\n%s", want, out)
+	}
+	after, err := probe.Load(filepath.Join(dir, "dataset.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := json.Marshal(before.PLogP.Pairs)
+	b, _ := json.Marshal(after.PLogP.Pairs)
+	if string(a) != string(b) {
+		t.Error("the kept PLogP pairs changed")
+	}
+	if _, err := runSimCLI(t, "discover", "--platform", plat, "--blind", "--out", t.TempDir(), "-q", "--resume"); err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("--resume without a dataset: %v", err)
+	}
+	if _, err := runSimCLI(t, "discover", "--platform", "zhu-2racks", "--out", dir, "-q", "--resume"); err == nil || !strings.Contains(err.Error(), "another world") {
+		t.Errorf("--resume on another world: %v", err)
+	}
 }

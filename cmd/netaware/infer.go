@@ -72,9 +72,15 @@ See docs/inference.md.`,
 			vt   time.Duration
 		)
 		start := time.Now()
+		pr := &progressReporter{w: cmd.ErrOrStderr(), quiet: quietFlag(cmd), start: start, desc: "rtt tree inference"}
+		defer pr.finish()
 		info, err := runWorld(cmd.Context(), wf, func(ctx context.Context, c comm.Comm) error {
 			t0 := c.Now()
-			r, err := live.Infer(ctx, c, live.DefaultParams())
+			prm := live.DefaultParams()
+			if !wf.oneRankPerProcess() || c.Rank() == 0 {
+				prm.Joined = pr.update // ranks in the tree so far
+			}
+			r, err := live.Infer(ctx, c, prm)
 			if err != nil {
 				return err
 			}
@@ -91,6 +97,7 @@ See docs/inference.md.`,
 			}
 			return nil
 		})
+		pr.finish()
 		if err != nil {
 			return err
 		}

@@ -14,7 +14,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"netaware/comm"
@@ -61,7 +60,6 @@ type campaignFlags struct {
 	wf         *worldFlags
 	out        string
 	resume     bool
-	quiet      bool
 	jsonOut    bool
 	ranks      string
 	schedule   string
@@ -80,7 +78,6 @@ func addCampaignFlags(cmd *cobra.Command) *campaignFlags {
 	f := cmd.Flags()
 	f.StringVar(&cf.out, "out", "dataset.json", "dataset file to write (other probes' sections in it are kept)")
 	f.BoolVar(&cf.resume, "resume", false, "continue an interrupted campaign of --out: keep its finished pairs, measure the rest")
-	f.BoolVarP(&cf.quiet, "quiet", "q", false, "no progress bar")
 	f.BoolVar(&cf.jsonOut, "json", false, "print the measured section as JSON instead of a table")
 	f.StringVar(&cf.ranks, "ranks", "", "measure only these ranks, e.g. 0-7,12 (default: all)")
 	f.StringVar(&cf.schedule, "schedule", "serial", "pair schedule: serial (one pair at a time), hierarchical (LGate groups, needs --topology), fast (a fraction of each group), representative (one pair per group and per group pair)")
@@ -267,42 +264,6 @@ func (cf *campaignFlags) openDataset(w probe.World) (*probe.Dataset, error) {
 	return ds, nil
 }
 
-// progressReporter draws a progress bar on stderr once a campaign has run
-// for a couple of seconds (short campaigns stay silent).
-type progressReporter struct {
-	w     io.Writer
-	quiet bool
-	start time.Time
-	bar   *progressbar.ProgressBar
-	desc  string
-}
-
-func (p *progressReporter) update(done, total int) {
-	if p.quiet {
-		return
-	}
-	if p.bar == nil {
-		if time.Since(p.start) < 2*time.Second || done >= total {
-			return
-		}
-		p.bar = progressbar.NewOptions(total,
-			progressbar.OptionSetWriter(p.w),
-			progressbar.OptionSetDescription(p.desc),
-			progressbar.OptionShowCount(),
-			progressbar.OptionSetPredictTime(true),
-			progressbar.OptionThrottle(200*time.Millisecond),
-			progressbar.OptionClearOnFinish(),
-		)
-	}
-	_ = p.bar.Set(done)
-}
-
-func (p *progressReporter) finish() {
-	if p.bar != nil {
-		_ = p.bar.Finish()
-	}
-}
-
 // checkpointer rewrites the dataset at most every interval (and never more
 // often than twice the time a write takes), and always at the end.
 type checkpointer struct {
@@ -486,7 +447,7 @@ func runPairCampaign(cmd *cobra.Command, cf *campaignFlags, cp *probe.Campaign, 
 			return err
 		}
 		ds = d
-		pr := &progressReporter{w: stderr, quiet: cf.quiet, start: time.Now(), desc: "probe " + cp.Kind}
+		pr := &progressReporter{w: stderr, quiet: quietFlag(cmd), start: time.Now(), desc: "probe " + cp.Kind}
 		defer pr.finish()
 		ck := &checkpointer{path: cf.out, interval: cf.checkpoint, last: time.Now()}
 		return cp.Run(ctx, c, ds, probe.RunHooks{Checkpoint: ck.save, Progress: pr.update})
@@ -656,6 +617,8 @@ Example:
 		params := probe.PatternParams{Bytes: b, MaxIter: maxIter, CIWidth: ci}
 		cf := &campaignFlags{wf: wf, out: out}
 		var ds *probe.Dataset
+		pr := &progressReporter{w: cmd.ErrOrStderr(), quiet: quietFlag(cmd), start: time.Now(), desc: "probe pattern"}
+		defer pr.finish()
 		info, err := runWorld(cmd.Context(), wf, func(ctx context.Context, c comm.Comm) error {
 			var patterns [][]probe.Link
 			var gens []*probe.PatternGenerator
@@ -701,6 +664,7 @@ Example:
 					if err := ds.Save(out); err != nil {
 						return err
 					}
+					pr.update(i+1, len(patterns))
 				}
 			}
 			if c.Rank() == 0 {
@@ -708,6 +672,7 @@ Example:
 			}
 			return nil
 		})
+		pr.finish()
 		if err != nil || ds == nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -242,4 +243,61 @@ func FuzzParseLinks(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestDiscoverProgressOnStderrOnly: discover's phases go to stderr, with
+// --json stdout holds the JSON alone, and --quiet (global) silences them.
+func TestDiscoverProgressOnStderrOnly(t *testing.T) {
+	for _, quiet := range []bool{false, true} {
+		args := []string{"discover", "--platform", "../../discover/testdata/fram-4nodes.yaml", "--blind", "--json", "--out", t.TempDir()}
+		if quiet {
+			args = append(args, "--quiet")
+		}
+		root := newRootCmd()
+		var out, errOut bytes.Buffer
+		root.SetOut(&out)
+		root.SetErr(&errOut)
+		root.SetArgs(args)
+		if err := root.Execute(); err != nil {
+			t.Fatal(err)
+		}
+		var s discoverSummary
+		if err := json.Unmarshal(out.Bytes(), &s); err != nil {
+			t.Fatalf("--quiet=%v: stdout is not the JSON alone: %v\n%s", quiet, err, out.String())
+		}
+		phases := strings.Contains(errOut.String(), "] rtt tree inference over ")
+		if phases == quiet {
+			t.Errorf("--quiet=%v: stderr %q", quiet, errOut.String())
+		}
+	}
+}
+
+func TestPhaseProgressBarPerPhase(t *testing.T) {
+	var buf strings.Builder
+	p := &phaseProgress{w: &buf, start: time.Now()}
+	p.phase("one")
+	p.cur.start = time.Now().Add(-3 * time.Second) // a long phase
+	p.advance(1, 4)
+	if !strings.Contains(buf.String(), "one") || p.cur.bar == nil {
+		t.Fatalf("no bar for a long phase: %q", buf.String())
+	}
+	p.phase("two") // the first phase's bar is cleared
+	if p.cur.bar != nil || !strings.Contains(buf.String(), "] two\n") {
+		t.Errorf("second phase: %q", buf.String())
+	}
+	p.finish()
+}
+
+// TestProgressETAFromTheFirstCount: the ETA extrapolates the rate since
+// the first count seen, so that pairs kept from an interrupted run do not
+// pass for speed: 10 kept, 10 more in 10 s, 80 left: 80 s.
+func TestProgressETAFromTheFirstCount(t *testing.T) {
+	t0 := time.Now()
+	p := &progressReporter{desc: "plogp", base: 10, baseTime: t0}
+	if got := p.describeETA(20, 100, t0.Add(10*time.Second)); got != "plogp, ETA 1m20s" {
+		t.Errorf("got %q", got)
+	}
+	if got := p.describeETA(10, 100, t0.Add(time.Second)); got != "plogp" {
+		t.Errorf("no count moved yet: got %q", got)
+	}
 }

@@ -56,6 +56,7 @@ a coordinator address).`,
 		},
 	}
 	prof.flags(root)
+	root.PersistentFlags().BoolP("quiet", "q", false, "no progress on stderr (phases, bars and ETAs of long steps)")
 	root.PersistentFlags().StringVar(&logLevel, "log-level", "warn", "log level: debug, info, warn or error (logs go to stderr)")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return &usageError{fmt.Errorf("%s: %w (see '%s --help')", cmd.CommandPath(), err, cmd.CommandPath())}

@@ -239,7 +239,7 @@ func algorithmList() string {
 func newTuneBcastCmd() *cobra.Command {
 	var f bcastFlags
 	var out string
-	var quiet, asJSON bool
+	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "bcast",
 		Short: "Tune MPI_Bcast: best algorithm per message size, as decision table and MPI rule files",
@@ -290,7 +290,7 @@ Example:
 				return err
 			}
 			cfg := f.config(s)
-			if !quiet {
+			if !quietFlag(cmd) {
 				cfg.Progress = progress(cmd.ErrOrStderr(), len(s.algs)*max(len(s.commSizes), 1))
 			}
 			fmt.Fprintf(info, "platform %s: %d ranks; %d algorithm configurations x %d sizes, %d+%d repetitions each\n",
@@ -329,7 +329,6 @@ Example:
 	}
 	f.register(cmd, "1,1KiB,16KiB,64KiB,256KiB,1MiB,4MiB")
 	cmd.Flags().StringVar(&out, "out", "", "directory for the decision table, rule files and bench.json (required)")
-	cmd.Flags().BoolVar(&quiet, "quiet", false, "no progress bar")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the choices and the files written as JSON (bench.json has every measurement)")
 	return cmd
 }

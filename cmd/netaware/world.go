@@ -24,10 +24,13 @@ type worldFlags struct {
 	// coordinator overrides NETAWARE_COORDINATOR for ranks started by a
 	// launcher (see world_tcp.go).
 	coordinator string
+	// cmd is the command the flags belong to (its --quiet and stderr
+	// for the wait for ranks).
+	cmd *cobra.Command
 }
 
 func addWorldFlags(cmd *cobra.Command) *worldFlags {
-	wf := &worldFlags{}
+	wf := &worldFlags{cmd: cmd}
 	f := cmd.Flags()
 	f.StringVar(&wf.platform, "platform", "", "run on this simulated platform: a built-in name (see 'netaware platform list') or a platform.yaml file")
 	f.BoolVar(&wf.noNoise, "no-noise", false, "simulator: switch the platform's noise off")
@@ -37,6 +40,10 @@ func addWorldFlags(cmd *cobra.Command) *worldFlags {
 	f.StringVar(&wf.coordinator, "coordinator", "", "TCP world: host:port where rank 0 listens and every rank registers (default $NETAWARE_COORDINATOR)")
 	return wf
 }
+
+// oneRankPerProcess tells whether the world is a TCP world, where this
+// process runs one rank (the simulator and --local run them all).
+func (wf *worldFlags) oneRankPerProcess() bool { return wf.platform == "" && wf.local == 0 }
 
 // worldInfo says what a command ran on, for its first line of output and
 // for the dataset.

@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"netaware/comm"
 	"netaware/comm/tcp"
+	"netaware/topo"
 )
 
 // runTCPWorld runs body once, as this process's rank of a TCP world, when
@@ -24,19 +26,29 @@ func runTCPWorld(ctx context.Context, wf *worldFlags, body func(ctx context.Cont
 		env.Coordinator = wf.coordinator
 	}
 	info = worldInfo{Kind: "tcp", Size: env.Size}
-	c, closer, err := tcp.Join(ctx, env)
+	var opt tcp.Options
+	pr := &progressReporter{quiet: true}
+	if env.Rank == 0 && wf.cmd != nil {
+		// Rank 0 shows who the world still waits for (a rank whose
+		// launcher failed holds everyone up for BootstrapTimeout).
+		pr = &progressReporter{w: wf.cmd.ErrOrStderr(), quiet: quietFlag(wf.cmd), start: time.Now(), desc: "waiting for ranks"}
+		opt.Waiting = func(registered int, missing []int) {
+			pr.describe("waiting for ranks " + topo.FormatRanks(missing))
+			pr.update(registered, env.Size)
+		}
+	}
+	ep, err := tcp.JoinWith(ctx, env, opt)
+	pr.finish()
 	if err != nil {
 		return info, true, err
 	}
-	err = body(ctx, c)
+	err = body(ctx, comm.NewWorld(ep))
 	if err != nil {
 		// Tell the other ranks this one failed, so that none of them waits
 		// for it; they fail with an error naming this rank.
-		if a, isAborter := closer.(interface{ Abort(error) }); isAborter {
-			a.Abort(err)
-		}
+		ep.Abort(err)
 	}
-	closer.Close()
+	ep.Close()
 	if err != nil {
 		return info, true, fmt.Errorf("rank %d of %d: %w", env.Rank, env.Size, err)
 	}

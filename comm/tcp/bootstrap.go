@@ -102,6 +102,13 @@ type Options struct {
 	// Listener, for rank 0, is an already bound coordinator listener to use
 	// instead of binding Env.Coordinator (tests bind 127.0.0.1:0 and pass it).
 	Listener net.Listener
+	// Waiting, if set, is called on rank 0 while it waits for the other
+	// ranks to register: once at the start, whenever one registers, and
+	// every second in between, with the ranks registered so far (rank 0
+	// included) and the ranks still missing, so that a caller can show who
+	// holds the world up (a rank whose launcher failed leaves a wait of
+	// BootstrapTimeout otherwise silent). It must not block.
+	Waiting func(registered int, missing []int)
 }
 
 // Join connects this rank to the world described by env and returns the
@@ -146,7 +153,7 @@ func JoinWith(ctx context.Context, env Env, opt Options) (*Endpoint, error) {
 	b := &bootstrap{env: env, cfg: cfg, token: []byte(env.Token), e: e}
 	var err error
 	if env.Rank == 0 {
-		err = b.coordinate(ctx, opt.Listener)
+		err = b.coordinate(ctx, opt.Listener, opt.Waiting)
 	} else {
 		err = b.register(ctx)
 	}
@@ -228,7 +235,7 @@ func (b *bootstrap) acceptLoop(ctx context.Context, ln net.Listener, want int, o
 }
 
 // coordinate is rank 0's part.
-func (b *bootstrap) coordinate(ctx context.Context, ln net.Listener) (err error) {
+func (b *bootstrap) coordinate(ctx context.Context, ln net.Listener, waiting func(int, []int)) (err error) {
 	if ln == nil {
 		if ln, err = listenExact(b.env.Coordinator); err != nil {
 			return fmt.Errorf("coordinator: %w", err)
@@ -254,10 +261,26 @@ func (b *bootstrap) coordinate(ctx context.Context, ln net.Listener) (err error)
 			}
 		}
 	}()
+	missing := func() []int {
+		var m []int
+		for r := 1; r < b.env.Size; r++ {
+			if conns[r] == nil {
+				m = append(m, r)
+			}
+		}
+		return m
+	}
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
 	for n := 1; n < b.env.Size; {
+		if waiting != nil {
+			waiting(n, missing())
+		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("waiting for ranks to register (%d of %d did): %w", n-1, b.env.Size-1, ctx.Err())
+			return fmt.Errorf("waiting for ranks to register (%d of %d did; missing: %s): %w", n-1, b.env.Size-1, rankNames(missing()), ctx.Err())
+		case <-tick.C:
+			continue
 		case a := <-out:
 			if a.err != nil {
 				return fmt.Errorf("coordinator: %w", a.err)
@@ -346,7 +369,13 @@ func (b *bootstrap) register(ctx context.Context) error {
 	for n := b.env.Rank + 1; n < b.env.Size; n++ {
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("waiting for ranks above %d to connect: %w", b.env.Rank, ctx.Err())
+			var missing []int
+			for r := b.env.Rank + 1; r < b.env.Size; r++ {
+				if b.e.peers[r] == nil {
+					missing = append(missing, r)
+				}
+			}
+			return fmt.Errorf("waiting for ranks above %d to connect (missing: %s): %w", b.env.Rank, rankNames(missing), ctx.Err())
 		case a := <-out:
 			if a.err != nil {
 				return a.err
@@ -411,6 +440,24 @@ func (b *bootstrap) dialRetry(ctx context.Context, addr string) (net.Conn, error
 		}
 		delay = min(2*delay, time.Second)
 	}
+}
+
+// rankNames lists ranks for an error: "2, 5", or the first ten and how
+// many more (a world of thousands whose launcher failed half way).
+func rankNames(ranks []int) string {
+	const most = 10
+	var b strings.Builder
+	for i, r := range ranks {
+		if i == most {
+			fmt.Fprintf(&b, " and %d more", len(ranks)-most)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Itoa(r))
+	}
+	return b.String()
 }
 
 func tuneConn(c net.Conn) {

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -442,5 +443,74 @@ func TestPairwiseLargeExchange(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestWaitNamesMissingRank: a rank that never starts holds the world up;
+// rank 0 reports it while waiting and names it when the wait times out.
+func TestWaitNamesMissingRank(t *testing.T) {
+	checkNoLeak(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cfg := Config{BootstrapTimeout: 1500 * time.Millisecond}
+	var mu sync.Mutex
+	var seen [][]int
+	waiting := func(registered int, missing []int) {
+		mu.Lock()
+		defer mu.Unlock()
+		if registered+len(missing) != 3 {
+			t.Errorf("waiting(%d, %v): registered and missing are not the world of 3", registered, missing)
+		}
+		seen = append(seen, append([]int(nil), missing...))
+	}
+	var wg sync.WaitGroup
+	var err0, err1 error
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		_, err0 = JoinWith(ctx, Env{Rank: 0, Size: 3, Token: testToken}, Options{Config: cfg, Listener: ln, Waiting: waiting})
+	}()
+	go func() {
+		defer wg.Done()
+		_, err1 = JoinWith(ctx, Env{Rank: 1, Size: 3, Coordinator: ln.Addr().String(), Token: testToken, Listen: "127.0.0.1"}, Options{Config: cfg})
+	}()
+	wg.Wait() // rank 2 never starts
+	if err0 == nil || err1 == nil {
+		t.Fatalf("a world missing rank 2 joined: rank 0 %v, rank 1 %v", err0, err1)
+	}
+	if !strings.Contains(err0.Error(), "missing: 2)") || !errors.Is(err0, context.DeadlineExceeded) {
+		t.Errorf("rank 0's error does not name the missing rank 2: %v", err0)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	// Called at the start (1 and 2 missing), then with only 2 once rank 1
+	// registered, and again every second while it stays missing.
+	if len(seen) < 2 || !slices.Equal(seen[len(seen)-1], []int{2}) {
+		t.Errorf("waiting saw %v, want at last [2]", seen)
+	}
+	for i := 1; i < len(seen); i++ {
+		if len(seen[i]) > len(seen[i-1]) {
+			t.Errorf("missing ranks grew: %v", seen)
+		}
+	}
+}
+
+func TestRankNames(t *testing.T) {
+	for _, c := range []struct {
+		in   []int
+		want string
+	}{
+		{nil, ""},
+		{[]int{2}, "2"},
+		{[]int{1, 5}, "1, 5"},
+		{[]int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, "1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and 2 more"},
+	} {
+		if got := rankNames(c.in); got != c.want {
+			t.Errorf("rankNames(%v) = %q, want %q", c.in, got, c.want)
+		}
 	}
 }

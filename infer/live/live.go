@@ -46,6 +46,13 @@ type Params struct {
 	MaxExchanges int // ping-pongs per round at most (30)
 	Stale        int // end a round after this many exchanges without a new best (10)
 	Seed         uint64
+	// Joined, if set, is called by each rank once it is in the tree, with
+	// the ranks in the tree so far (ranks join in rank order, so rank i
+	// reports i+1) and the world size: progress for a caller whose ranks
+	// share its process (simulator, goroutines), where the calls come from
+	// every rank, one after the other along the chain. A rank of a TCP
+	// world sees only its own call. It must not block.
+	Joined func(inTree, total int)
 }
 
 // DefaultParams are the values of seed 002 but for the rounds: 6, not 3.
@@ -185,6 +192,7 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 		return Result{Tree: infer.NewTree(0)}, nil
 	}
 	if r.me == 0 {
+		r.joined()
 		enc, _ := infer.NewTree(0).MarshalBinary()
 		r.pass(enc)
 	} else {
@@ -246,6 +254,7 @@ func (r *runner) addSelf(ctx context.Context) error {
 	r.counts[0] += ad.AddRTT
 	r.counts[1] += ad.Measured()
 	r.counts[2] += r.exch
+	r.joined()
 	enc, _ := t.MarshalBinary()
 	if r.me == r.n-1 {
 		res := Result{Tree: sharedTree(enc, t), AddMeasurements: r.counts[0], Pairs: r.counts[1], Exchanges: r.counts[2]}
@@ -255,6 +264,12 @@ func (r *runner) addSelf(ctx context.Context) error {
 	}
 	r.pass(enc)
 	return nil
+}
+
+func (r *runner) joined() {
+	if r.p.Joined != nil {
+		r.p.Joined(r.me+1, r.n)
+	}
 }
 
 // pass sends T_i (encoded) on to H_{i+1} with the running counts, and

@@ -3,6 +3,7 @@ package live
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -79,5 +80,40 @@ func TestShiraiPingPongStopsAfterTenStale(t *testing.T) {
 	}
 	if res.Min != 50e-6 || res.Max != 271e-6 || res.Next != 96e-6 {
 		t.Fatalf("min %g max %g next %g, want 50us, 271us and 96us", res.Min, res.Max, res.Next)
+	}
+}
+
+// TestJoinedCountsAlongTheChain: every rank reports itself once it is in
+// the tree, in rank order, up to the world size.
+func TestJoinedCountsAlongTheChain(t *testing.T) {
+	const n = 12
+	var mu sync.Mutex
+	var got []int
+	err := local.Run(context.Background(), n, func(ctx context.Context, c comm.Comm) error {
+		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		p := DefaultParams()
+		p.Rounds, p.MaxExchanges = 1, 3
+		p.Joined = func(inTree, total int) {
+			mu.Lock()
+			defer mu.Unlock()
+			if total != n {
+				t.Errorf("Joined(%d, %d): total is not the world size %d", inTree, total, n)
+			}
+			got = append(got, inTree)
+		}
+		_, err := Infer(ctx, c, p)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, k := range got {
+		if k != i+1 {
+			t.Fatalf("Joined counts %v, want 1 to %d in order", got, n)
+		}
+	}
+	if len(got) != n {
+		t.Fatalf("Joined counts %v, want 1 to %d", got, n)
 	}
 }

@@ -20,6 +20,19 @@ func twoSwitches() *trueTree {
 	return tt
 }
 
+// handTree builds a tree from (rank, parent, up) nodes in order, node 0 the
+// root (rank -1 for a switch).
+func handTree(nodes ...node) *Tree {
+	t := &Tree{byRank: map[int]int{}, nodes: nodes}
+	for i, x := range nodes {
+		if x.rank >= 0 {
+			t.byRank[x.rank] = i
+		}
+	}
+	t.computeDepths()
+	return t
+}
+
 // exactPairs measures every pair of the truth exactly.
 func exactPairs(tt *trueTree, n int) []Measurement {
 	var ms []Measurement
@@ -43,22 +56,16 @@ func TestRefineMovesStrandedFirstHost(t *testing.T) {
 	// Build by hand: node 0 host 0; node 1 switch X; hosts 1, 2, 3 on X
 	// (3 with 6.25 us: stranded); node 5 switch Y on X (1.25 us), hosts
 	// 4 and 5 on Y.
-	wrong := &Tree{byRank: map[int]int{}}
-	add := func(rank, parent int, up float64) {
-		wrong.nodes = append(wrong.nodes, node{rank: rank, parent: parent, up: up})
-		if rank >= 0 {
-			wrong.byRank[rank] = len(wrong.nodes) - 1
-		}
-	}
-	add(0, -1, 0)
-	add(-1, 0, 5e-6) // X
-	add(1, 1, 5e-6)
-	add(2, 1, 5e-6)
-	add(3, 1, 6.25e-6)
-	add(-1, 1, 1.25e-6) // Y
-	add(4, 5, 5e-6)
-	add(5, 5, 5e-6)
-	wrong.computeDepths()
+	wrong := handTree(
+		node{0, -1, 0},
+		node{-1, 0, 5e-6}, // X
+		node{1, 1, 5e-6},
+		node{2, 1, 5e-6},
+		node{3, 1, 6.25e-6},
+		node{-1, 1, 1.25e-6}, // Y
+		node{4, 5, 5e-6},
+		node{5, 5, 5e-6},
+	)
 	if d := wrong.Distance(3, 4); near(d, 10e-6) {
 		t.Fatalf("the stranded tree already has 3-4 at %g", d)
 	}
@@ -108,27 +115,21 @@ func TestRefineKeepsExactTrees(t *testing.T) {
 }
 
 // A switch split in two by noise (a 0.2 us edge that puts hosts 1 and 2
-// 0.4 us closer than they are) is merged back; the 1.25 us link between two real switches, which lengthens every
-// pair across it, stays.
+// 0.4 us closer than they are) is merged back; the 1.25 us link between
+// two real switches, which lengthens every pair across it, stays.
 func TestContractUnsupportedMergesNoiseSplits(t *testing.T) {
 	tt := twoSwitches()
-	split := &Tree{byRank: map[int]int{}}
-	add := func(rank, parent int, up float64) {
-		split.nodes = append(split.nodes, node{rank: rank, parent: parent, up: up})
-		if rank >= 0 {
-			split.byRank[rank] = len(split.nodes) - 1
-		}
-	}
-	add(0, -1, 0)
-	add(-1, 0, 5e-6)    // X
-	add(-1, 1, 0.2e-6)  // X', a noise copy of X
-	add(1, 2, 4.8e-6)   // hosts 1 and 2 behind it, 5 us from X, but
-	add(2, 2, 4.8e-6)   // 9.6 us apart where they are 10 us
-	add(-1, 1, 1.25e-6) // Y
-	add(3, 5, 5e-6)
-	add(4, 5, 5e-6)
-	add(5, 5, 5e-6)
-	split.computeDepths()
+	split := handTree(
+		node{0, -1, 0},
+		node{-1, 0, 5e-6},    // X
+		node{-1, 1, 0.2e-6},  // X', a noise copy of X
+		node{1, 2, 4.8e-6},   // hosts 1 and 2 behind it, 5 us from X, but
+		node{2, 2, 4.8e-6},   // 9.6 us apart where they are 10 us
+		node{-1, 1, 1.25e-6}, // Y
+		node{3, 5, 5e-6},
+		node{4, 5, 5e-6},
+		node{5, 5, 5e-6},
+	)
 	got := split.contractUnsupported(exactPairs(tt, 6))
 	if got.Switches() != 2 {
 		t.Fatalf("%d switches after contraction, want 2 (X and Y)", got.Switches())
@@ -145,20 +146,14 @@ func TestContractUnsupportedMergesNoiseSplits(t *testing.T) {
 // Siblings groups hosts by the switch they hang from, the root host with
 // the switch below it.
 func TestSiblings(t *testing.T) {
-	tt := &Tree{byRank: map[int]int{}}
-	add := func(rank, parent int, up float64) {
-		tt.nodes = append(tt.nodes, node{rank: rank, parent: parent, up: up})
-		if rank >= 0 {
-			tt.byRank[rank] = len(tt.nodes) - 1
-		}
-	}
-	add(0, -1, 0)
-	add(-1, 0, 5e-6) // X
-	add(1, 1, 5e-6)
-	add(-1, 1, 1e-6) // Y
-	add(2, 3, 5e-6)
-	add(3, 3, 40e-6)
-	tt.computeDepths()
+	tt := handTree(
+		node{0, -1, 0},
+		node{-1, 0, 5e-6}, // X
+		node{1, 1, 5e-6},
+		node{-1, 1, 1e-6}, // Y
+		node{2, 3, 5e-6},
+		node{3, 3, 40e-6},
+	)
 	if got, want := fmt.Sprint(tt.Siblings()), "[[0 1] [2 3]]"; got != want {
 		t.Errorf("siblings %s, want %s", got, want)
 	}

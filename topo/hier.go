@@ -73,24 +73,26 @@ func (n *nest) allRanks() []int {
 	return out
 }
 
+// heights records the height of n and every node below it (leaves 0) in h
+// and returns n's.
+func heights(n *nest, h map[*nest]int) int {
+	x := 0
+	for _, k := range n.kids {
+		x = max(x, heights(k, h)+1)
+	}
+	h[n] = x
+	return x
+}
+
 // levelsFromNest turns nested groups into levels by height: level h groups
 // the ranks under each maximal node of height <= h (leaves have height 0),
 // so unequal depths still give a chain of coarsenings. Repeated partitions
 // are dropped. Names are prefix-0, prefix-1, ...
 func levelsFromNest(roots []*nest, prefix string) []Level {
 	height := map[*nest]int{}
-	var hf func(n *nest) int
-	hf = func(n *nest) int {
-		h := 0
-		for _, k := range n.kids {
-			h = max(h, hf(k)+1)
-		}
-		height[n] = h
-		return h
-	}
 	top := 0
 	for _, r := range roots {
-		top = max(top, hf(r))
+		top = max(top, heights(r, height))
 	}
 	var out []Level
 	for h := 0; h <= top; h++ {

@@ -85,16 +85,7 @@ func (t *Topology) SlurmSwitches() ([]SlurmSwitch, error) {
 	// Number switches bottom-up by height, left to right, so that the
 	// children of one switch get consecutive numbers and compress to s[0-3].
 	height := map[*nest]int{}
-	var hf func(n *nest) int
-	hf = func(n *nest) int {
-		h := 0
-		for _, k := range n.kids {
-			h = max(h, hf(k)+1)
-		}
-		height[n] = h
-		return h
-	}
-	top := hf(root)
+	top := heights(root, height)
 	var byHeight = make([][]*nest, top+1)
 	var walk func(n *nest)
 	walk = func(n *nest) {

@@ -81,19 +81,10 @@ func (t *Topology) SlurmBlocks() (sizes []int, blocks []SlurmBlock, err error) {
 	// Without collapsing every layer is kept, so all hosts are at the same
 	// depth and a node's height is its level: 1 = base blocks.
 	height := map[*nest]int{}
-	var hf func(n *nest) int
-	hf = func(n *nest) int {
-		h := 0
-		for _, k := range n.kids {
-			h = max(h, hf(k)+1)
-		}
-		height[n] = h
-		return h
-	}
-	top := hf(root)
+	top := heights(root, height)
 	if top == 0 {
 		root = &nest{kids: []*nest{root}} // one host: one block
-		top = hf(root)
+		top = heights(root, height)
 	}
 	var byHeight = make([][]*nest, top+1)
 	var walk func(n *nest)

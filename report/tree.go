@@ -459,10 +459,11 @@ func latLabel(lo, hi float64) string {
 	if math.IsNaN(lo) {
 		return ""
 	}
-	if math.IsNaN(hi) || hi <= lo*1.005 {
-		return formatSeconds(lo)
+	a, b := formatSeconds(lo), formatSeconds(hi)
+	if math.IsNaN(hi) || hi <= lo*1.005 || a == b {
+		return a
 	}
-	return formatSeconds(lo) + "–" + formatSeconds(hi)
+	return a + "–" + b
 }
 
 // linkLabel is "10 µs · 1.25 GB/s", either part omitted when unknown.
@@ -489,32 +490,56 @@ func edgeOf(c *tnode) (lat, latMax, bw float64) {
 	return c.lat, c.lat, c.bw
 }
 
-// sharedLabel is the one label for all edges from n to its children when
-// they are leaves (ranks or boxes) with the same link ("" otherwise): one
-// label per leaf would overlap at 30 pixels per rank.
+// sharedLabel is the one label for the edges from n to its leaf children
+// (ranks or boxes) when it has two or more: "each" and the range of their
+// links ("" otherwise). One label per leaf would overlap at 30 pixels per
+// rank, and measured links of one switch differ in the last digit.
+// Switch children keep their own labels.
 func sharedLabel(n *tnode) string {
-	if len(n.children) < 2 {
+	lo, hi := math.NaN(), math.NaN()
+	bwLo, bwHi := math.NaN(), math.NaN()
+	leaves := 0
+	for _, c := range n.children {
+		if c.kind == kindSwitch {
+			continue
+		}
+		leaves++
+		l, m, b := edgeOf(c)
+		lo, hi = nanMin(lo, l), nanMax(hi, m)
+		bwLo, bwHi = nanMin(bwLo, b), nanMax(bwHi, b)
+	}
+	if leaves < 2 {
 		return ""
 	}
-	// Compare what would be printed: inferred latencies that differ in
-	// the 10th digit are the same link for a reader.
-	var first string
-	for i, c := range n.children {
-		if c.kind == kindSwitch {
-			return ""
-		}
-		l, m, b := edgeOf(c)
-		s := linkLabel(l, m, b)
-		if i == 0 {
-			first = s
-		} else if s != first {
-			return ""
-		}
+	var parts []string
+	if s := latLabel(lo, hi); s != "" {
+		parts = append(parts, s)
 	}
-	if first != "" {
-		return "each " + first
+	if b := formatBandwidth(bwLo); !math.IsNaN(bwLo) {
+		if hb := formatBandwidth(bwHi); hb != b {
+			b += "–" + hb
+		}
+		parts = append(parts, b)
 	}
-	return ""
+	if len(parts) == 0 {
+		return ""
+	}
+	return "each " + strings.Join(parts, " · ")
+}
+
+// nanMin and nanMax ignore NaN operands (unknown values).
+func nanMin(a, b float64) float64 {
+	if math.IsNaN(a) || b < a {
+		return b
+	}
+	return a
+}
+
+func nanMax(a, b float64) float64 {
+	if math.IsNaN(a) || b > a {
+		return b
+	}
+	return a
 }
 
 // treeSVG draws the tree. tooltip describes a rank (host hints).
@@ -554,7 +579,7 @@ func treeSVG(root *tnode, tooltip func(rank int) string) []byte {
 				// Orthogonal elbow edges: down from the parent, along a bus,
 				// down into the child, as network diagrams are drawn.
 				fmt.Fprintf(&edges, `<path class="e" d="M%.1f %.1fV%.1fH%.1fV%.1f"/>`+"\n", n.x, n.y+12, midY, c.x, c.y-14)
-				if shared == "" {
+				if shared == "" || c.kind == kindSwitch {
 					l, m, bw := edgeOf(c)
 					label(c.x, midY+13, "middle", latLabel(l, m))
 					if !math.IsNaN(bw) {

@@ -1,0 +1,30 @@
+package report
+
+import (
+	"math"
+	"testing"
+)
+
+// The ranks of one switch get one label with the range of their links
+// (measured links differ in the last digit, and a label per rank overlaps
+// at 30 pixels a rank); a switch child is not part of it.
+func TestSharedLabelRangesLeafLinks(t *testing.T) {
+	rank := func(lat, bw float64) *tnode { return &tnode{kind: kindRank, lat: lat, latMax: lat, bw: bw} }
+	n := &tnode{kind: kindSwitch, children: []*tnode{
+		rank(110e-6, 119e6), rank(111e-6, 120e6), rank(110.2e-6, 119.5e6),
+		{kind: kindSwitch, lat: 4.47e-6, latMax: 4.47e-6, bw: 120e6},
+	}}
+	if got, want := sharedLabel(n), "each 110 µs–111 µs · 119 MB/s–120 MB/s"; got != want {
+		t.Errorf("shared label %q, want %q", got, want)
+	}
+	one := &tnode{kind: kindSwitch, children: []*tnode{rank(10e-6, math.NaN()), {kind: kindSwitch}}}
+	if got := sharedLabel(one); got != "" {
+		t.Errorf("one leaf: shared label %q, want none", got)
+	}
+	if got, want := latLabel(110e-6, 110.4e-6*1.01), "110 µs–112 µs"; got != want {
+		t.Errorf("latLabel %q, want %q", got, want)
+	}
+	if got, want := latLabel(110e-6, 110.4e-6), "110 µs"; got != want {
+		t.Errorf("latLabel of equal printed values %q, want %q", got, want)
+	}
+}

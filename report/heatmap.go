@@ -91,6 +91,18 @@ type colorScale struct {
 // everything below a tenth of the range is one colour.
 const logThreshold = 30
 
+// hasUnmeasured tells whether a pair of distinct points has no value.
+func hasUnmeasured(d *cluster.Matrix) bool {
+	for i := 0; i < d.N; i++ {
+		for j := 0; j < d.N; j++ {
+			if v := d.At(i, j); i != j && (math.IsNaN(v) || math.IsInf(v, 0)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func newColorScale(d *cluster.Matrix) (colorScale, bool) {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for i := 0; i < d.N; i++ {

@@ -125,7 +125,7 @@ code{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.92em;backgroun
 
 {{if .Heatmap}}<section id="heatmap">
 <h2>Distance matrix</h2>
-<p class="lead">The {{.Dist.Name}} of every pair, ranks reordered so that each group of each level is contiguous; white lines mark group boundaries (thicker for coarser levels). Dark is near, bright is far{{if .HeatLog}}; the colour scale is logarithmic because the values span {{.HeatRange}}{{else}} ({{.HeatRange}}){{end}}. Grey cells were not measured.</p>
+<p class="lead">The {{.Dist.Name}} of every pair, ranks reordered so that each group of each level is contiguous; white lines mark group boundaries (thicker for coarser levels). Dark is near, bright is far{{if .HeatLog}}; the colour scale is logarithmic because the values span {{.HeatRange}}{{else}} ({{.HeatRange}}){{end}}.{{if .HeatGaps}} Grey cells were not measured.{{end}}</p>
 <figure><img src="{{.Heatmap}}" alt="distance matrix heat map" width="930"><figcaption>Also saved as heatmap.png and heatmap.svg.</figcaption></figure>
 </section>{{end}}
 

@@ -135,6 +135,7 @@ func Build(in Input) (*Output, error) {
 			v.HeatLog = s.log
 			v.HeatRange = in.Distance.Unit(s.lo) + " to " + in.Distance.Unit(s.hi)
 		}
+		v.HeatGaps = hasUnmeasured(in.Distance.M)
 	}
 
 	// Dendrogram.
@@ -395,6 +396,7 @@ type view struct {
 	Heatmap        template.URL
 	HeatLog        bool
 	HeatRange      string
+	HeatGaps       bool // some pairs have no value (drawn grey)
 	Dendrogram     template.URL
 	Cuts           []CutLine
 	Linkage        string

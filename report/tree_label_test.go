@@ -3,6 +3,8 @@ package report
 import (
 	"math"
 	"testing"
+
+	"netaware/cluster"
 )
 
 // The ranks of one switch get one label with the range of their links
@@ -26,5 +28,21 @@ func TestSharedLabelRangesLeafLinks(t *testing.T) {
 	}
 	if got, want := latLabel(110e-6, 110.4e-6), "110 µs"; got != want {
 		t.Errorf("latLabel of equal printed values %q, want %q", got, want)
+	}
+}
+
+// The heat map's caption speaks of grey cells only when some pair has no
+// value.
+func TestHasUnmeasured(t *testing.T) {
+	m := cluster.NewMatrix(3)
+	m.Set(0, 1, 1)
+	m.Set(0, 2, 2)
+	m.Set(1, 2, 3)
+	if hasUnmeasured(m) {
+		t.Error("a full matrix has unmeasured pairs")
+	}
+	m.Set(1, 2, math.NaN())
+	if !hasUnmeasured(m) {
+		t.Error("a NaN pair is not unmeasured")
 	}
 }

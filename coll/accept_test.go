@@ -145,6 +145,11 @@ func acceptanceAlgorithms() []Algorithm {
 		{Name: "traff"},
 		{Name: "prim", Variant: "ready"},
 		{Name: "prim", SegSize: 700},
+		// The allreduce algorithms last (see opAlgs).
+		{Name: "recursive-doubling"},
+		{Name: "rabenseifner"},
+		{Name: "ring"},
+		{Name: "dfs-ring"},
 	}
 }
 

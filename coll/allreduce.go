@@ -325,8 +325,10 @@ func runReduceSteps(ctx context.Context, c comm.Comm, steps []Step, buf []byte, 
 		lo, hi := rangeBytes(elems, nparts, pr)
 		return lo * es, hi * es
 	}
+	// scratch holds the round's incoming operands; it grows to the
+	// largest round (n/P for the ring, n/2 for Rabenseifner), not n.
 	var scratch []byte
-	type pending struct{ lo, hi, peer int }
+	type pending struct{ lo, hi, peer, at int }
 	for i := 0; i < len(steps); {
 		j := i
 		for j < len(steps) && steps[j].Round == steps[i].Round {
@@ -334,6 +336,16 @@ func runReduceSteps(ctx context.Context, c comm.Comm, steps []Step, buf []byte, 
 		}
 		var recvs []recvReq
 		var reds []pending
+		need := 0
+		for _, st := range steps[i:j] {
+			if lo, hi := bytesOf(st.Parts); st.Reduce && !st.Send && lo < hi {
+				need += hi - lo
+			}
+		}
+		if cap(scratch) < need {
+			scratch = make([]byte, need)
+		}
+		at := 0
 		var sends []comm.Request
 		var peers []int
 		for _, st := range steps[i:j] {
@@ -346,11 +358,9 @@ func runReduceSteps(ctx context.Context, c comm.Comm, steps []Step, buf []byte, 
 			}
 			dst := buf[lo:hi]
 			if st.Reduce {
-				if scratch == nil {
-					scratch = make([]byte, len(buf))
-				}
-				dst = scratch[lo:hi]
-				reds = append(reds, pending{lo, hi, st.Peer})
+				dst = scratch[at : at+hi-lo]
+				reds = append(reds, pending{lo, hi, st.Peer, at})
+				at += hi - lo
 			}
 			recvs = append(recvs, recvReq{c.Irecv(st.Peer, tag, dst), st.Peer, hi - lo})
 		}
@@ -369,7 +379,7 @@ func runReduceSteps(ctx context.Context, c comm.Comm, steps []Step, buf []byte, 
 			return fmt.Errorf("round %d: %w", steps[i].Round, err)
 		}
 		for _, x := range reds {
-			mine, in := buf[x.lo:x.hi], scratch[x.lo:x.hi]
+			mine, in := buf[x.lo:x.hi], scratch[x.at:x.at+x.hi-x.lo]
 			if x.peer < me {
 				op.Fn(in, mine)
 				copy(mine, in)

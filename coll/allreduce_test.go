@@ -12,6 +12,7 @@ import (
 
 	"netaware/comm"
 	"netaware/comm/local"
+	"netaware/comm/tcp"
 )
 
 // reductionAlgorithms are the exchange algorithms and two trees (whose
@@ -265,5 +266,51 @@ func TestReductionBadInput(t *testing.T) {
 	}
 	if n := len(ReductionAlgorithms()); n != 4 {
 		t.Errorf("%d reduction algorithms, want 4", n)
+	}
+}
+
+// The rank order holds on the simulator and over TCP loopback too (7
+// ranks: the fold of a non-power of two).
+func TestNonCommutativeRankOrderWorlds(t *testing.T) {
+	const p, k = 7, 7
+	want := foldRanks(matMul, p, k, false)
+	worlds := map[string]func(ctx context.Context, body func(ctx context.Context, c comm.Comm) error) error{
+		"sim": func(ctx context.Context, body func(ctx context.Context, c comm.Comm) error) error {
+			return simRun(ctx, p, body)
+		},
+		"tcp": func(ctx context.Context, body func(ctx context.Context, c comm.Comm) error) error {
+			return tcp.RunLoopback(ctx, p, tcp.Config{}, body)
+		},
+	}
+	for name, run := range worlds {
+		for _, a := range []Algorithm{{Name: "recursive-doubling"}, {Name: "rabenseifner"}} {
+			s, err := a.Build(p, 0, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			err = run(ctx, func(ctx context.Context, c comm.Comm) error {
+				me := c.Rank()
+				recv := make([]byte, 4*k)
+				if err := s.Allreduce(ctx, c, matData(me, k), recv, matMul); err != nil {
+					return err
+				}
+				if !bytes.Equal(recv, want) {
+					return fmt.Errorf("rank %d: %v, want %v", me, recv, want)
+				}
+				block := make([]byte, 4)
+				if err := s.ReduceScatter(ctx, c, matData(me, k), block, matMul); err != nil {
+					return err
+				}
+				if !bytes.Equal(block, want[4*me:4*me+4]) {
+					return fmt.Errorf("rank %d: reduce-scatter %v, want %v", me, block, want[4*me:4*me+4])
+				}
+				return nil
+			})
+			cancel()
+			if err != nil {
+				t.Errorf("%s %s: %v", name, a, err)
+			}
+		}
 	}
 }

@@ -5,9 +5,10 @@
 // makes a Schedule (who sends what to whom, in which order, in how many
 // segments) for a communicator size and a root, knowing nothing about the
 // semantics of the collective; an OPERATION (Bcast, Scatter, Gather, Reduce,
-// Allgather, Barrier) executes any suitable Schedule over a comm.Comm,
-// knowing nothing about how the schedule was made. Topology-blind,
-// topology-aware and performance-aware builders all produce the same type.
+// Allreduce, ReduceScatter, Allgather, Barrier) executes any suitable
+// Schedule over a comm.Comm, knowing nothing about how the schedule was
+// made. Topology-blind, topology-aware, performance-aware and allreduce
+// (exchange) builders all produce the same type.
 package coll
 
 import (

@@ -150,6 +150,8 @@ func acceptanceAlgorithms() []Algorithm {
 		{Name: "rabenseifner"},
 		{Name: "ring"},
 		{Name: "dfs-ring"},
+		{Name: "levels-allreduce"},
+		{Name: "levels-allreduce", Level: 2, Base: "pipeline", SegSize: 300, Variant: "rabenseifner"},
 	}
 }
 

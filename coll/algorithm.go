@@ -262,6 +262,30 @@ func builtins() map[string]entry {
 			func(_ Algorithm, p, root int, _ Env) (*Schedule, error) { return Ring(p, root) }},
 		"dfs-ring": {Info{Name: "dfs-ring", Exchange: true, TopologyAware: true, Origin: "ring allreduce in depth-first order of the inferred tree (seed 002 Sect. 6.2)"},
 			func(_ Algorithm, p, root int, env Env) (*Schedule, error) { return DFSRing(env.Topo, p, root) }},
+		"levels-allreduce": {Info{Name: "levels-allreduce", Exchange: true, TopologyAware: true, UsesLevel: true, UsesBase: true, UsesVariant: true,
+			Origin: "per group of a level: reduce to the leader (base), allreduce among leaders (variant ring|rabenseifner|recursive-doubling), broadcast back (base); MPICH SMP-aware allreduce"},
+			func(a Algorithm, p, root int, env Env) (*Schedule, error) {
+				intra, err := a.base()
+				if err != nil {
+					return nil, fmt.Errorf("levels-allreduce: %w", err)
+				}
+				var top BuildFunc
+				switch a.Variant {
+				case "", "ring":
+					top = Ring
+				case "rabenseifner":
+					top = Rabenseifner
+				case "recursive-doubling":
+					top = RecursiveDoubling
+				default:
+					return nil, fmt.Errorf("variant %q: want ring, rabenseifner or recursive-doubling", a.Variant)
+				}
+				level := -1
+				if a.Level > 0 {
+					level = a.Level - 1
+				}
+				return LevelsAllreduce(env.Topo, level, p, root, intra, top)
+			}},
 		"model-binomial": {Info{Name: "model-binomial", ModelAware: true, UsesVariant: true, Origin: "model-based binomial tree, variant dfs-min|dfs-max|bfs-min|bfs-max (seed 000 Sect. 6.2.5)"},
 			func(a Algorithm, p, root int, env Env) (*Schedule, error) {
 				trav, pick := DepthFirst, MinFirst

@@ -3,6 +3,7 @@ package coll
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"netaware/comm"
 	"netaware/topo"
@@ -395,7 +396,8 @@ func runReduceSteps(ctx context.Context, c comm.Comm, steps []Step, buf []byte, 
 // Allreduce combines every rank's send element-wise with op and leaves the
 // result in every rank's recv (at least len(send) bytes; send and recv may
 // be the same slice). Every rank passes the same length. A KindExchange
-// schedule runs its steps; any other runs its Reduce and then its Bcast.
+// schedule runs its steps, a KindLevels schedule its stages; any other
+// runs its Reduce and then its Bcast.
 func (s *Schedule) Allreduce(ctx context.Context, c comm.Comm, send, recv []byte, op Op) error {
 	if err := s.check(c, "allreduce"); err != nil {
 		return err
@@ -406,6 +408,16 @@ func (s *Schedule) Allreduce(ctx context.Context, c comm.Comm, send, recv []byte
 	}
 	if len(recv) < n {
 		return fmt.Errorf("coll allreduce: rank %d: receive buffer %d bytes < %d", me, len(recv), n)
+	}
+	if s.Kind == KindLevels {
+		if err := op.checkOrder(s); err != nil {
+			return fmt.Errorf("coll allreduce: %w", err)
+		}
+		copy(recv[:n], send)
+		if n == 0 {
+			return nil
+		}
+		return s.wrap("allreduce", c, s.allreduceLevels(ctx, c, recv[:n], op))
 	}
 	if s.Kind != KindExchange {
 		if err := s.Reduce(ctx, c, send, recv, op); err != nil {
@@ -430,8 +442,8 @@ func (s *Schedule) Allreduce(ctx context.Context, c comm.Comm, send, recv []byte
 // len(recv) bytes; the blocks are combined element-wise over the ranks
 // with op, and rank r receives block r of the result. A KindExchange
 // schedule runs its reduce-scatter steps for a commutative op, else its
-// allreduce (keeping the caller's block); any other schedule runs its
-// Reduce and then its Scatter.
+// allreduce (keeping the caller's block), as a KindLevels schedule does;
+// any other schedule runs its Reduce and then its Scatter.
 func (s *Schedule) ReduceScatter(ctx context.Context, c comm.Comm, send, recv []byte, op Op) error {
 	if err := s.check(c, "reduce-scatter"); err != nil {
 		return err
@@ -448,6 +460,10 @@ func (s *Schedule) ReduceScatter(ctx context.Context, c comm.Comm, send, recv []
 	}
 	full := make([]byte, p*m)
 	switch {
+	case s.Kind == KindLevels:
+		if err := s.Allreduce(ctx, c, send, full, op); err != nil {
+			return err
+		}
 	case s.Kind != KindExchange:
 		if err := s.Reduce(ctx, c, send, full, op); err != nil {
 			return err
@@ -464,5 +480,99 @@ func (s *Schedule) ReduceScatter(ctx context.Context, c comm.Comm, send, recv []
 		}
 	}
 	copy(recv, full[me*m:(me+1)*m])
+	return nil
+}
+
+// LevelsAllreduce is the allreduce by levels (MPICH's SMP-aware allreduce,
+// per group of a topology level): every group of the level reduces to its
+// leader with intra, the leaders allreduce among themselves with top, and
+// every leader broadcasts the result in its group with intra. Stages[0]
+// holds the groups (leader first), Stages[1] the leaders (the root's
+// first); Parent/Children hold the equivalent two-level tree (a binomial
+// tree over the leaders), which the rooted operations use. level indexes
+// t.Levels; -1 picks the finest level that has more than one group and is
+// not all singletons (a host or socket level, where the reduction stays in
+// shared memory), else the whole communicator as one group.
+func LevelsAllreduce(t *topo.Topology, level, p, root int, intra, top BuildFunc) (*Schedule, error) {
+	const name = "levels-allreduce"
+	if err := checkTopo(name, t, p); err != nil {
+		return nil, err
+	}
+	if level < 0 {
+		for i, l := range t.Levels {
+			if len(l.Groups) > 1 && len(l.Groups) < p {
+				level = i
+				break
+			}
+		}
+	}
+	s, err := twoLevel(name, t, level, p, root, Binomial, intra)
+	if err != nil {
+		return nil, err
+	}
+	groups, err := levelGroups(t, level, p)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	leaders := []int{root}
+	var local Stage
+	for _, g := range groups {
+		l := leaderOf(g, root)
+		if l != root {
+			leaders = append(leaders, l)
+		}
+		m := membersLeaderFirst(g, l)
+		is, err := intra(len(m), 0)
+		if err != nil {
+			return nil, fmt.Errorf("%s: group %v: %w", name, g, err)
+		}
+		local.Groups = append(local.Groups, Group{Ranks: m, Sched: is})
+	}
+	ts, err := top(len(leaders), 0)
+	if err != nil {
+		return nil, fmt.Errorf("%s: leaders: %w", name, err)
+	}
+	s.Kind = KindLevels
+	s.Stages = []Stage{local, {Groups: []Group{{Ranks: leaders, Sched: ts}}}}
+	return s, s.Validate()
+}
+
+// allreduceLevels runs a KindLevels schedule on buf (the caller's data on
+// entry, the result on return).
+func (s *Schedule) allreduceLevels(ctx context.Context, c comm.Comm, buf []byte, op Op) error {
+	if len(s.Stages) != 2 || len(s.Stages[1].Groups) != 1 {
+		return fmt.Errorf("schedule %q: want a stage of groups and a stage of leaders", s.Name)
+	}
+	me := c.Rank()
+	var g Group
+	for _, x := range s.Stages[0].Groups {
+		if slices.Contains(x.Ranks, me) {
+			g = x
+			break
+		}
+	}
+	if g.Sched == nil {
+		return fmt.Errorf("rank %d is in no group", me)
+	}
+	sub, err := c.Sub(g.Ranks)
+	if err != nil {
+		return fmt.Errorf("group %v: %w", g.Ranks, err)
+	}
+	if err := g.Sched.Reduce(ctx, sub, buf, buf, op); err != nil {
+		return fmt.Errorf("group %v: %w", g.Ranks, err)
+	}
+	if sub.Rank() == g.Sched.Root {
+		top := s.Stages[1].Groups[0]
+		lsub, err := c.Sub(top.Ranks)
+		if err != nil {
+			return fmt.Errorf("leaders %v: %w", top.Ranks, err)
+		}
+		if err := top.Sched.Allreduce(ctx, lsub, buf, buf, op); err != nil {
+			return fmt.Errorf("leaders: %w", err)
+		}
+	}
+	if err := g.Sched.Bcast(ctx, sub, buf); err != nil {
+		return fmt.Errorf("group %v: %w", g.Ranks, err)
+	}
 	return nil
 }

@@ -13,14 +13,15 @@ import (
 	"netaware/comm"
 	"netaware/comm/local"
 	"netaware/comm/tcp"
+	"netaware/topo"
 )
 
-// reductionAlgorithms are the exchange algorithms and two trees (whose
+// reductionAlgorithms are the allreduce algorithms and two trees (whose
 // Allreduce is Reduce + Bcast, ReduceScatter Reduce + Scatter).
 func reductionAlgorithms() []Algorithm {
 	return []Algorithm{
 		{Name: "recursive-doubling"}, {Name: "rabenseifner"}, {Name: "ring"}, {Name: "dfs-ring"},
-		{Name: "binomial"}, {Name: "hierarchical"},
+		{Name: "levels-allreduce"}, {Name: "binomial"}, {Name: "hierarchical"},
 	}
 }
 
@@ -132,7 +133,7 @@ func TestExchangeStepsByHand(t *testing.T) {
 
 func TestExchangeSchedulesValidate(t *testing.T) {
 	for p := 1; p <= 40; p++ {
-		for _, a := range reductionAlgorithms()[:4] {
+		for _, a := range reductionAlgorithms()[:5] {
 			s, err := a.BuildEnv(p, p/3, synthEnv(p))
 			if err != nil {
 				t.Fatalf("%s P=%d: %v", a, p, err)
@@ -264,8 +265,8 @@ func TestReductionBadInput(t *testing.T) {
 	if slices.ContainsFunc(Algorithms(), func(i Info) bool { return i.Exchange }) {
 		t.Error("Algorithms (the broadcast tuner's list) lists allreduce algorithms")
 	}
-	if n := len(ReductionAlgorithms()); n != 4 {
-		t.Errorf("%d reduction algorithms, want 4", n)
+	if n := len(ReductionAlgorithms()); n != 5 {
+		t.Errorf("%d reduction algorithms, want 5", n)
 	}
 }
 
@@ -311,6 +312,51 @@ func TestNonCommutativeRankOrderWorlds(t *testing.T) {
 			if err != nil {
 				t.Errorf("%s %s: %v", name, a, err)
 			}
+		}
+	}
+}
+
+// Three hosts of two ranks, root 3: the groups reduce to their leaders
+// (3, its host's root; 0 and 4, the lowest ranks), the leaders (root
+// first) allreduce, and the groups broadcast back. Ranks hold r+1, so
+// every rank ends with 21.
+func TestLevelsAllreduceByHand(t *testing.T) {
+	tp := &topo.Topology{Version: 1, Size: 6, Levels: []topo.Level{
+		{Name: "host", Groups: [][]int{{0, 1}, {2, 3}, {4, 5}}},
+		{Name: "all", Groups: [][]int{{0, 1, 2, 3, 4, 5}}},
+	}}
+	s, err := (Algorithm{Name: "levels-allreduce"}).Build(6, 3, tp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var groups [][]int
+	for _, g := range s.Stages[0].Groups {
+		groups = append(groups, g.Ranks)
+	}
+	if want := [][]int{{0, 1}, {3, 2}, {4, 5}}; fmt.Sprint(groups) != fmt.Sprint(want) {
+		t.Errorf("groups %v, want %v", groups, want)
+	}
+	if got := s.Stages[1].Groups[0].Ranks; !slices.Equal(got, []int{3, 0, 4}) {
+		t.Errorf("leaders %v, want [3 0 4]", got)
+	}
+	if s.Stages[1].Groups[0].Sched.Name != "ring" {
+		t.Errorf("leaders run %q, want ring", s.Stages[1].Groups[0].Sched.Name)
+	}
+	var mu sync.Mutex
+	got := make([][]float64, 6)
+	runLocal(t, 6, func(ctx context.Context, c comm.Comm) error {
+		recv := make([]byte, 8)
+		if err := s.Allreduce(ctx, c, Float64Bytes([]float64{float64(c.Rank() + 1)}), recv, SumFloat64); err != nil {
+			return err
+		}
+		mu.Lock()
+		got[c.Rank()] = BytesFloat64(recv)
+		mu.Unlock()
+		return nil
+	})
+	for r, v := range got {
+		if !slices.Equal(v, []float64{21}) {
+			t.Errorf("rank %d: %v, want [21]", r, v)
 		}
 	}
 }

@@ -98,6 +98,7 @@ var allreduceBenchAlgs = []Algorithm{
 	{Name: "binomial"}, {Name: "pipeline", SegSize: 64 << 10},
 	{Name: "dfs-ring"}, {Name: "hierarchical"}, {Name: "hierarchical", Base: "pipeline", SegSize: 64 << 10},
 	{Name: "dfs-pipeline", SegSize: 64 << 10},
+	{Name: "levels-allreduce"}, {Name: "levels-allreduce", Variant: "rabenseifner"},
 }
 
 // BenchmarkAllreduceZhuCyclic reports the simulated allreduce time

@@ -39,6 +39,11 @@ const (
 	// incoming parts with the reduction. Parent/Children hold a binomial
 	// tree, which the rooted operations use.
 	KindExchange
+	// KindLevels: an allreduce by levels (LevelsAllreduce): Stages[0]
+	// reduces inside groups to their leaders and broadcasts back,
+	// Stages[1] allreduces among the leaders. Parent/Children hold the
+	// equivalent two-level tree, which the rooted operations use.
+	KindLevels
 )
 
 func (k Kind) String() string {
@@ -53,6 +58,8 @@ func (k Kind) String() string {
 		return "hierarchical"
 	case KindExchange:
 		return "exchange"
+	case KindLevels:
+		return "levels"
 	}
 	return fmt.Sprintf("kind(%d)", int(k))
 }
@@ -118,7 +125,8 @@ type Schedule struct {
 	// linear when the message has fewer bytes than ranks).
 	Small      *Schedule
 	SmallBelow int
-	// Stages of a KindHier schedule, coarsest first.
+	// Stages of a KindHier schedule, coarsest first (of a KindLevels one:
+	// the groups, then the leaders).
 	Stages []Stage
 	// ScatterStepsOf, when set, gives the steps of the reduce-scatter of a
 	// KindExchange schedule: the message cut into Size parts (of whole

@@ -360,3 +360,36 @@ func TestLevelsAllreduceByHand(t *testing.T) {
 		}
 	}
 }
+
+// The text form marks the transfers whose receiver combines.
+func TestWriteTextExchange(t *testing.T) {
+	s, err := RecursiveDoubling(3, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := s.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{
+		"schedule recursive-doubling (exchange): 3 ranks",
+		"round 0: 0 -> 1 parts [0,1) combined\n",
+		"round 1: 2 -> 1 parts [0,1) combined\n",
+		"round 3: 1 -> 0 parts [0,1)\n",
+	} {
+		if !strings.Contains(b.String(), line) {
+			t.Errorf("missing %q in\n%s", line, b.String())
+		}
+	}
+	r, err := Ring(2, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "reduce-scatter round 0: 0 -> 1 parts [1,2) combined\n") {
+		t.Errorf("ring reduce-scatter steps missing in\n%s", b.String())
+	}
+}

@@ -191,7 +191,7 @@ func foldRanks(op Op, p, k int, reverse bool) []byte {
 // two); ring and the trees reject the operation.
 func TestNonCommutativeRankOrder(t *testing.T) {
 	for p := 1; p <= 12; p++ {
-		for _, k := range []int{1, 5, 17} {
+		for _, k := range []int{1, 5, 12, 17} {
 			want := foldRanks(matMul, p, k, false)
 			if p > 1 && bytes.Equal(want, foldRanks(matMul, p, k, true)) {
 				t.Fatalf("P=%d k=%d: the test data commute", p, k)

@@ -576,3 +576,33 @@ func (s *Schedule) allreduceLevels(ctx context.Context, c comm.Comm, buf []byte,
 	}
 	return nil
 }
+
+// Allreduce runs the allreduce of alg on c: the schedule is built for c's
+// size and root 0 with the options' topology and cost. Every rank passes
+// the same algorithm, options and lengths. auto and ompi-fixed are
+// broadcast decisions and are refused.
+func Allreduce(ctx context.Context, c comm.Comm, send, recv []byte, op Op, alg Algorithm, opts ...Option) error {
+	s, err := buildFor(c, len(send), alg, opts)
+	if err != nil {
+		return fmt.Errorf("coll allreduce: %w", err)
+	}
+	return s.Allreduce(ctx, c, send, recv, op)
+}
+
+// ReduceScatter runs the reduce-scatter (MPI_Reduce_scatter_block) of alg
+// on c, built as Allreduce builds it.
+func ReduceScatter(ctx context.Context, c comm.Comm, send, recv []byte, op Op, alg Algorithm, opts ...Option) error {
+	s, err := buildFor(c, len(send), alg, opts)
+	if err != nil {
+		return fmt.Errorf("coll reduce-scatter: %w", err)
+	}
+	return s.ReduceScatter(ctx, c, send, recv, op)
+}
+
+func buildFor(c comm.Comm, n int, alg Algorithm, opts []Option) (*Schedule, error) {
+	var o options
+	for _, f := range opts {
+		f(&o)
+	}
+	return alg.BuildEnv(c.Size(), 0, Env{Topo: o.topo, Cost: o.cost, Bytes: n})
+}

@@ -393,3 +393,28 @@ func TestWriteTextExchange(t *testing.T) {
 		t.Errorf("ring reduce-scatter steps missing in\n%s", b.String())
 	}
 }
+
+// The package-level calls build and run in one step; a broadcast decision
+// is refused.
+func TestAllreduceCall(t *testing.T) {
+	runLocal(t, 4, func(ctx context.Context, c comm.Comm) error {
+		x := float64(c.Rank())
+		recv := make([]byte, 8)
+		if err := Allreduce(ctx, c, Float64Bytes([]float64{x}), recv, MaxFloat64, Algorithm{Name: "rabenseifner"}); err != nil {
+			return err
+		}
+		if got := BytesFloat64(recv); got[0] != 3 {
+			t.Errorf("rank %d: max %v, want 3", c.Rank(), got)
+		}
+		if err := ReduceScatter(ctx, c, Float64Bytes([]float64{x, x, x, x}), recv, SumFloat64, Algorithm{Name: "levels-allreduce"}, WithTopology(synthTopo(4, true))); err != nil {
+			return err
+		}
+		if got := BytesFloat64(recv); got[0] != 6 {
+			t.Errorf("rank %d: sum %v, want 6", c.Rank(), got)
+		}
+		if err := Allreduce(ctx, c, recv, recv, SumFloat64, Auto); err == nil {
+			t.Error("auto accepted")
+		}
+		return nil
+	})
+}

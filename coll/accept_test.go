@@ -145,6 +145,13 @@ func acceptanceAlgorithms() []Algorithm {
 		{Name: "traff"},
 		{Name: "prim", Variant: "ready"},
 		{Name: "prim", SegSize: 700},
+		// The allreduce algorithms last (see opAlgs).
+		{Name: "recursive-doubling"},
+		{Name: "rabenseifner"},
+		{Name: "ring"},
+		{Name: "dfs-ring"},
+		{Name: "levels-allreduce"},
+		{Name: "levels-allreduce", Level: 2, Base: "pipeline", SegSize: 300, Variant: "rabenseifner"},
 	}
 }
 

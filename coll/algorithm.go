@@ -100,7 +100,11 @@ type Info struct {
 	UsesVariant   bool // Variant matters
 	ModelAware    bool // needs a cost function (Env.Cost)
 	Segmented     bool // segmented by default
-	Origin        string
+	// Exchange: an allreduce/reduce-scatter algorithm (KindExchange);
+	// Algorithms, the broadcast tuner's list, leaves it out
+	// (ReductionAlgorithms lists it).
+	Exchange bool
+	Origin   string
 }
 
 type entry struct {
@@ -148,7 +152,7 @@ func (a Algorithm) base() (BuildFunc, error) {
 		name = "binomial"
 	}
 	e, ok := registry[name]
-	if !ok || e.info.TopologyAware || e.info.ModelAware {
+	if !ok || e.info.TopologyAware || e.info.ModelAware || e.info.Exchange {
 		return nil, fmt.Errorf("base algorithm %q: want a topology-blind algorithm (%s)", name, strings.Join(blindNames(), ", "))
 	}
 	b := Algorithm{Name: name, SegSize: a.SegSize, K: a.K}
@@ -250,6 +254,38 @@ func builtins() map[string]entry {
 				t := env.Topo
 				return DFSPipelineFanout(t, p, root, a.SegSize, a.K)
 			}},
+		"recursive-doubling": {Info{Name: "recursive-doubling", Exchange: true, Origin: "allreduce by recursive doubling, non-powers of two folded first; MPICH recursive_doubling"},
+			func(_ Algorithm, p, root int, _ Env) (*Schedule, error) { return RecursiveDoubling(p, root) }},
+		"rabenseifner": {Info{Name: "rabenseifner", Exchange: true, Origin: "reduce-scatter by recursive halving + allgather by recursive doubling; MPICH reduce_scatter_allgather"},
+			func(_ Algorithm, p, root int, _ Env) (*Schedule, error) { return Rabenseifner(p, root) }},
+		"ring": {Info{Name: "ring", Exchange: true, Origin: "ring reduce-scatter + ring allgather; Open MPI allreduce ring"},
+			func(_ Algorithm, p, root int, _ Env) (*Schedule, error) { return Ring(p, root) }},
+		"dfs-ring": {Info{Name: "dfs-ring", Exchange: true, TopologyAware: true, Origin: "ring allreduce in depth-first order of the inferred tree (seed 002 Sect. 6.2)"},
+			func(_ Algorithm, p, root int, env Env) (*Schedule, error) { return DFSRing(env.Topo, p, root) }},
+		"levels-allreduce": {Info{Name: "levels-allreduce", Exchange: true, TopologyAware: true, UsesLevel: true, UsesBase: true, UsesVariant: true,
+			Origin: "per group of a level: reduce to the leader (base), allreduce among leaders (variant ring|rabenseifner|recursive-doubling), broadcast back (base); MPICH SMP-aware allreduce"},
+			func(a Algorithm, p, root int, env Env) (*Schedule, error) {
+				intra, err := a.base()
+				if err != nil {
+					return nil, fmt.Errorf("levels-allreduce: %w", err)
+				}
+				var top BuildFunc
+				switch a.Variant {
+				case "", "ring":
+					top = Ring
+				case "rabenseifner":
+					top = Rabenseifner
+				case "recursive-doubling":
+					top = RecursiveDoubling
+				default:
+					return nil, fmt.Errorf("variant %q: want ring, rabenseifner or recursive-doubling", a.Variant)
+				}
+				level := -1
+				if a.Level > 0 {
+					level = a.Level - 1
+				}
+				return LevelsAllreduce(env.Topo, level, p, root, intra, top)
+			}},
 		"model-binomial": {Info{Name: "model-binomial", ModelAware: true, UsesVariant: true, Origin: "model-based binomial tree, variant dfs-min|dfs-max|bfs-min|bfs-max (seed 000 Sect. 6.2.5)"},
 			func(a Algorithm, p, root int, env Env) (*Schedule, error) {
 				trav, pick := DepthFirst, MinFirst
@@ -295,7 +331,9 @@ func builtins() map[string]entry {
 func Algorithms() []Info {
 	out := make([]Info, 0, len(registry)+2)
 	for _, e := range registry {
-		out = append(out, e.info)
+		if !e.info.Exchange {
+			out = append(out, e.info)
+		}
 	}
 	out = append(out,
 		Info{Name: "ompi-fixed", Origin: "Open MPI coll/tuned fixed bcast decision, per message size"},
@@ -304,10 +342,24 @@ func Algorithms() []Info {
 	return out
 }
 
+// ReductionAlgorithms lists the algorithms made for Allreduce and
+// ReduceScatter; every algorithm of Algorithms runs them too (its Reduce,
+// then its Bcast or Scatter).
+func ReductionAlgorithms() []Info {
+	var out []Info
+	for _, e := range registry {
+		if e.info.Exchange {
+			out = append(out, e.info)
+		}
+	}
+	slices.SortFunc(out, func(a, b Info) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
 func blindNames() []string {
 	var out []string
 	for n, e := range registry {
-		if !e.info.TopologyAware {
+		if !e.info.TopologyAware && !e.info.Exchange {
 			out = append(out, n)
 		}
 	}

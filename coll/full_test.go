@@ -62,10 +62,12 @@ const (
 	opAllgather
 	opAlltoallv
 	opBarrier
+	opAllreduce
+	opReduceScatter
 	numOps
 )
 
-var opNames = [...]string{"bcast", "scatter", "scatterv", "gather", "gatherv", "reduce", "allgather", "alltoallv", "barrier"}
+var opNames = [...]string{"bcast", "scatter", "scatterv", "gather", "gatherv", "reduce", "allgather", "alltoallv", "barrier", "allreduce", "reduce-scatter"}
 
 func (o collOp) String() string { return opNames[o] }
 
@@ -73,6 +75,30 @@ func (o collOp) String() string { return opNames[o] }
 // none, and barrier has no message size.
 func (o collOp) usesSchedule() bool { return o != opAlltoallv }
 func (o collOp) usesSize() bool     { return o != opBarrier }
+
+// reduction operations run on every algorithm; the others skip the
+// allreduce algorithms (which give them only a binomial tree).
+func (o collOp) reduction() bool { return o == opAllreduce || o == opReduceScatter }
+
+// opAlgs is how many algorithms of the list op runs: the allreduce
+// algorithms come last in acceptanceAlgorithms, so the other operations
+// take the leading ones (and draw the same random sample as before the
+// allreduce algorithms were added).
+func opAlgs(op collOp, algs []Algorithm) int {
+	if op.reduction() {
+		return len(algs)
+	}
+	n := 0
+	for n < len(algs) && !registry[algs[n].Name].info.Exchange {
+		n++
+	}
+	return n
+}
+
+// rsBlock is the block of a reduce-scatter of message size n on p ranks:
+// the P blocks together are about n bytes (ceil(n/P) each), so that the
+// 1 MiB + 7 case does not cost P MiB per rank.
+func rsBlock(n, p int) int { return (n + p - 1) / p }
 
 // fullCase is one cell of the product. alg indexes the algorithm list; it
 // and root are -1/0 for alltoallv, n is 0 for barrier.
@@ -83,8 +109,8 @@ type fullCase struct {
 	caseID       int
 }
 
-// fullCases enumerates the whole product for nalg algorithms.
-func fullCases(nalg int) []fullCase {
+// fullCases enumerates the whole product for the algorithms.
+func fullCases(algs []Algorithm) []fullCase {
 	var out []fullCase
 	for p := 1; p <= fullWorldSize; p++ {
 		for _, n := range fullMsgSizes {
@@ -92,9 +118,10 @@ func fullCases(nalg int) []fullCase {
 		}
 		for root := range p {
 			for _, n := range fullMsgSizes {
-				for a := range nalg {
+				for a := range algs {
 					for op := range numOps {
 						switch {
+						case a >= opAlgs(op, algs):
 						case !op.usesSchedule():
 						case !op.usesSize() && n != 0:
 						default:
@@ -128,7 +155,7 @@ func sortCases(cs []fullCase) {
 // P = 33 for one random algorithm per operation; 1 MiB + 7 for every
 // (operation, algorithm) at a random size up to 4 and for every operation
 // at P = 33 (allgather and alltoallv: 8) with a random algorithm.
-func sampleCases(nalg int, seed uint64) []fullCase {
+func sampleCases(algs []Algorithm, seed uint64) []fullCase {
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
 	seen := map[fullCase]bool{}
 	var out []fullCase
@@ -147,7 +174,7 @@ func sampleCases(nalg int, seed uint64) []fullCase {
 	}
 	small := []int{0, 1, 1000}
 	for op := range numOps {
-		nalgs := nalg
+		nalgs := opAlgs(op, algs)
 		if !op.usesSchedule() {
 			nalgs = 1
 		}
@@ -359,7 +386,21 @@ type rankState struct {
 	subs   []comm.Comm // subs[p]: the first p ranks (nil if not a member)
 	sumKey [3]int      // (p, root, n) of sum
 	sum    []byte
+	rsKey  [3]int // (p, root, n) of rsSum
+	rsSum  []byte
 	recvd  atomic.Int64
+}
+
+// reduceSum is the byte sum of the reduce (and allreduce) data of case c.
+func (st *rankState) reduceSum(c fullCase) []byte {
+	if st.sumKey != [3]int{c.p, c.root, c.n} {
+		st.sum = make([]byte, c.n)
+		for r := range c.p {
+			fastByteSum.Fn(st.sum, blk(opReduce, c.root, r, c.n))
+		}
+		st.sumKey = [3]int{c.p, c.root, c.n}
+	}
+	return st.sum
 }
 
 func runFullProduct(t *testing.T, w fullWorld, algs []Algorithm, cs []fullCase, progress bool) {
@@ -532,16 +573,34 @@ func (f *fullRun) runCase(ctx context.Context, st *rankState, sub comm.Comm, c f
 			return err
 		}
 		if me == root {
-			if st.sumKey != [3]int{p, root, n} {
-				st.sum = make([]byte, n)
-				for r := range p {
-					fastByteSum.Fn(st.sum, blk(opReduce, root, r, n))
-				}
-				st.sumKey = [3]int{p, root, n}
+			if sum := st.reduceSum(c); !bytes.Equal(recv, sum) {
+				f.fail(c, me, "wrong sums (first difference at %d)", firstDiff(recv, sum))
 			}
-			if !bytes.Equal(recv, st.sum) {
-				f.fail(c, me, "wrong sums (first difference at %d)", firstDiff(recv, st.sum))
+		}
+	case opAllreduce:
+		// The reduce's data, so that the expected sums are shared.
+		recv := make([]byte, n)
+		if err := s.Allreduce(ctx, sub, blk(opReduce, root, me, n), recv, fastByteSum); err != nil {
+			return err
+		}
+		if sum := st.reduceSum(c); !bytes.Equal(recv, sum) {
+			f.fail(c, me, "wrong sums (first difference at %d)", firstDiff(recv, sum))
+		}
+	case opReduceScatter:
+		m := rsBlock(n, p)
+		recv := make([]byte, m)
+		if err := s.ReduceScatter(ctx, sub, blk(opReduceScatter, root, me, p*m), recv, fastByteSum); err != nil {
+			return err
+		}
+		if st.rsKey != [3]int{p, root, n} {
+			st.rsSum = make([]byte, p*m)
+			for r := range p {
+				fastByteSum.Fn(st.rsSum, blk(opReduceScatter, root, r, p*m))
 			}
+			st.rsKey = [3]int{p, root, n}
+		}
+		if want := st.rsSum[me*m : (me+1)*m]; !bytes.Equal(recv, want) {
+			f.fail(c, me, "wrong block sums (first difference at %d)", firstDiff(recv, want))
 		}
 	case opAllgather:
 		recv := make([]byte, p*n)
@@ -658,7 +717,7 @@ func fullProductCases(t *testing.T, algs []Algorithm) []fullCase {
 		}
 	}
 	var out []fullCase
-	for _, c := range fullCases(len(algs)) {
+	for _, c := range fullCases(algs) {
 		if c.p >= lo && c.p <= hi && (len(keepN) == 0 || keepN[c.n]) && (!oneRoot || !c.op.usesSchedule() || c.root == oneRootOf(c.p)) &&
 			(keepAlg == nil || keepAlg[c.alg]) && (keepOp == nil || keepOp[c.op]) {
 			out = append(out, c)
@@ -688,20 +747,20 @@ func TestFullProductTCP(t *testing.T) {
 
 // The CI sample: the same engine on a seeded sample of the product.
 func TestAcceptanceSampleSim(t *testing.T) {
-	runFullProduct(t, fullSimWorld(), acceptanceAlgorithms(), sampleCases(len(acceptanceAlgorithms()), 1), false)
+	runFullProduct(t, fullSimWorld(), acceptanceAlgorithms(), sampleCases(acceptanceAlgorithms(), 1), false)
 }
 
 func TestAcceptanceSampleTCP(t *testing.T) {
-	runFullProduct(t, fullTCPWorld(), acceptanceAlgorithms(), sampleCases(len(acceptanceAlgorithms()), 2), false)
+	runFullProduct(t, fullTCPWorld(), acceptanceAlgorithms(), sampleCases(acceptanceAlgorithms(), 2), false)
 }
 
 func TestAcceptanceSampleLocal(t *testing.T) {
-	runFullProduct(t, fullLocalWorld(), acceptanceAlgorithms(), sampleCases(len(acceptanceAlgorithms()), 3), false)
+	runFullProduct(t, fullLocalWorld(), acceptanceAlgorithms(), sampleCases(acceptanceAlgorithms(), 3), false)
 }
 
 // The CI sample keeps what its comment promises, for every seed used.
 func TestSampleCoversEdges(t *testing.T) {
-	nalg := len(acceptanceAlgorithms())
+	algs := acceptanceAlgorithms()
 	for seed := uint64(1); seed <= 3; seed++ {
 		type opAlg struct {
 			op  collOp
@@ -710,7 +769,7 @@ func TestSampleCoversEdges(t *testing.T) {
 		sizes := map[opAlg]map[int]bool{}
 		roots := map[[3]int]map[int]bool{} // (op, alg, p) -> roots
 		bigOp := map[collOp]bool{}
-		for _, c := range sampleCases(nalg, seed) {
+		for _, c := range sampleCases(algs, seed) {
 			k := opAlg{c.op, c.alg}
 			if sizes[k] == nil {
 				sizes[k] = map[int]bool{}
@@ -726,15 +785,15 @@ func TestSampleCoversEdges(t *testing.T) {
 			}
 		}
 		for op := range numOps {
-			algs := []int{-1}
+			idx := []int{-1}
 			if op.usesSchedule() {
-				algs = nil
-				for a := range nalg {
-					algs = append(algs, a)
+				idx = nil
+				for a := range opAlgs(op, algs) {
+					idx = append(idx, a)
 				}
 			}
 			allAt33 := false
-			for _, a := range algs {
+			for _, a := range idx {
 				for _, p := range []int{1, 2, 3, 32, 33} {
 					if !sizes[opAlg{op, a}][p] {
 						t.Errorf("seed %d: %s alg %d never on %d ranks", seed, op, a, p)
@@ -800,10 +859,11 @@ func TestFullProductDetectsCorruption(t *testing.T) {
 	w.run = func(ctx context.Context, body func(ctx context.Context, c comm.Comm) error) error {
 		return inner(ctx, func(ctx context.Context, c comm.Comm) error { return body(ctx, corruptingComm{c}) })
 	}
-	algs := []Algorithm{{Name: "linear"}, {Name: "pipeline", SegSize: 100}}
-	for op := range opBarrier {
-		for a := range algs {
-			if op == opAlltoallv && a > 0 {
+	algs := []Algorithm{{Name: "linear"}, {Name: "pipeline", SegSize: 100},
+		{Name: "recursive-doubling"}, {Name: "rabenseifner"}, {Name: "ring"}}
+	for op := range numOps {
+		for a := range opAlgs(op, algs) {
+			if op == opBarrier || op == opAlltoallv && a > 0 {
 				continue
 			}
 			c := fullCase{op: op, alg: a, p: 4, root: 2, n: 1000}

@@ -24,6 +24,8 @@ var (
 	tagAlltoallv = comm.SystemTag(206)
 	tagBarrierIn = comm.SystemTag(207)
 	tagBarrierOu = comm.SystemTag(208)
+	tagAllreduce = comm.SystemTag(209)
+	tagRedScat   = comm.SystemTag(210)
 )
 
 func (s *Schedule) check(c comm.Comm, op string) error {
@@ -265,7 +267,7 @@ func (s *Schedule) Bcast(ctx context.Context, c comm.Comm, buf []byte) error {
 	if err := x.treeDown(ctx, c, buf, 0, span, x.SegSize, tagBcast); err != nil {
 		return x.wrap("bcast", c, err)
 	}
-	if x.StepsOf != nil {
+	if x.StepsOf != nil && x.Kind != KindExchange {
 		return x.wrap("bcast", c, x.runSteps(ctx, c, n, buf, tagBcastStep))
 	}
 	return nil
@@ -439,6 +441,11 @@ func (s *Schedule) Reduce(ctx context.Context, c comm.Comm, send, recv []byte, o
 	}
 	if err := op.check(len(send)); err != nil {
 		return fmt.Errorf("coll reduce: %w", err)
+	}
+	if op.NonCommutative {
+		// Children are combined in send order along any tree, not in rank
+		// order.
+		return fmt.Errorf("coll reduce (%s): reduction %q is not commutative; the tree reduction needs a commutative one", s.Name, op.Name)
 	}
 	me, n := c.Rank(), len(send)
 	if me == s.Root && len(recv) < n {

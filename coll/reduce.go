@@ -7,12 +7,17 @@ import (
 )
 
 // Op is a reduction over byte slices holding ElemSize-byte elements:
-// Fn(inout, in) stores inout[i] (+) in[i] in inout. Reduce requires (+) to
-// be associative and commutative.
+// Fn(inout, in) stores inout[i] (+) in[i] in inout. (+) must be
+// associative; it is taken to be commutative unless NonCommutative is set
+// (the zero value keeps the contract of the first Reduce, which required
+// it). A non-commutative operation runs only on schedules that combine in
+// rank order (Schedule.RankOrder), so that the result is
+// x_0 (+) x_1 (+) ... (+) x_{P-1} as MPI requires; others reject it.
 type Op struct {
-	Name     string
-	ElemSize int
-	Fn       func(inout, in []byte)
+	Name           string
+	ElemSize       int
+	Fn             func(inout, in []byte)
+	NonCommutative bool
 }
 
 func (op Op) check(n int) error {
@@ -21,6 +26,15 @@ func (op Op) check(n int) error {
 	}
 	if n%op.ElemSize != 0 {
 		return fmt.Errorf("reduction %q: %d bytes is not a whole number of %d-byte elements", op.Name, n, op.ElemSize)
+	}
+	return nil
+}
+
+// checkOrder rejects a non-commutative op on a schedule that does not
+// combine in rank order.
+func (op Op) checkOrder(s *Schedule) error {
+	if op.NonCommutative && !s.RankOrder {
+		return fmt.Errorf("reduction %q is not commutative and schedule %q does not combine in rank order (use recursive-doubling or rabenseifner)", op.Name, s.Name)
 	}
 	return nil
 }

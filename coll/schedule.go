@@ -5,9 +5,10 @@
 // makes a Schedule (who sends what to whom, in which order, in how many
 // segments) for a communicator size and a root, knowing nothing about the
 // semantics of the collective; an OPERATION (Bcast, Scatter, Gather, Reduce,
-// Allgather, Barrier) executes any suitable Schedule over a comm.Comm,
-// knowing nothing about how the schedule was made. Topology-blind,
-// topology-aware and performance-aware builders all produce the same type.
+// Allreduce, ReduceScatter, Allgather, Barrier) executes any suitable
+// Schedule over a comm.Comm, knowing nothing about how the schedule was
+// made. Topology-blind, topology-aware, performance-aware and allreduce
+// (exchange) builders all produce the same type.
 package coll
 
 import (
@@ -33,6 +34,16 @@ const (
 	// Parent/Children fields hold the equivalent composite tree, which
 	// operations other than Bcast use.
 	KindHier
+	// KindExchange: an allreduce made of explicit steps only (recursive
+	// doubling, Rabenseifner, ring); receives marked Reduce combine the
+	// incoming parts with the reduction. Parent/Children hold a binomial
+	// tree, which the rooted operations use.
+	KindExchange
+	// KindLevels: an allreduce by levels (LevelsAllreduce): Stages[0]
+	// reduces inside groups to their leaders and broadcasts back,
+	// Stages[1] allreduces among the leaders. Parent/Children hold the
+	// equivalent two-level tree, which the rooted operations use.
+	KindLevels
 )
 
 func (k Kind) String() string {
@@ -45,6 +56,10 @@ func (k Kind) String() string {
 		return "scatter-allgather"
 	case KindHier:
 		return "hierarchical"
+	case KindExchange:
+		return "exchange"
+	case KindLevels:
+		return "levels"
 	}
 	return fmt.Sprintf("kind(%d)", int(k))
 }
@@ -62,6 +77,9 @@ type Step struct {
 	Peer  int
 	Send  bool // true: send Parts to Peer; false: receive Parts from Peer
 	Parts PartRange
+	// Reduce (receives of reduction schedules only): combine the parts
+	// received with the reduction instead of overwriting them.
+	Reduce bool
 }
 
 // Stage is one level of a hierarchical schedule: broadcasts on disjoint
@@ -107,8 +125,18 @@ type Schedule struct {
 	// linear when the message has fewer bytes than ranks).
 	Small      *Schedule
 	SmallBelow int
-	// Stages of a KindHier schedule, coarsest first.
+	// Stages of a KindHier schedule, coarsest first (of a KindLevels one:
+	// the groups, then the leaders).
 	Stages []Stage
+	// ScatterStepsOf, when set, gives the steps of the reduce-scatter of a
+	// KindExchange schedule: the message cut into Size parts (of whole
+	// elements), rank r ending with part r fully reduced. Without it,
+	// ReduceScatter runs the allreduce and keeps the caller's part.
+	ScatterStepsOf func(rank int) []Step
+	// RankOrder tells that the steps combine operands in rank order (the
+	// lower ranks' data on the left), as MPI requires of operations that
+	// are not commutative; schedules without it reject such operations.
+	RankOrder bool
 }
 
 // For returns the schedule to run for a message of n bytes (the Small
@@ -258,7 +286,12 @@ func (s *Schedule) Validate() error {
 		}
 	}
 	if s.StepsOf != nil {
-		if err := s.checkSteps(); err != nil {
+		if err := checkSteps(s.Name, s.Size, s.StepsOf); err != nil {
+			return err
+		}
+	}
+	if s.ScatterStepsOf != nil {
+		if err := checkSteps(s.Name+" reduce-scatter", s.Size, s.ScatterStepsOf); err != nil {
 			return err
 		}
 	}
@@ -296,17 +329,20 @@ type stepKey struct {
 }
 
 // checkSteps verifies that every send has exactly one matching receive.
-func (s *Schedule) checkSteps() error {
+func checkSteps(name string, size int, stepsOf func(int) []Step) error {
 	count := map[stepKey]int{}
-	for r := range s.Size {
+	for r := range size {
 		last := -1
-		for _, st := range s.StepsOf(r) {
+		for _, st := range stepsOf(r) {
 			if st.Round < last {
-				return fmt.Errorf("schedule %q: rank %d steps not sorted by round", s.Name, r)
+				return fmt.Errorf("schedule %q: rank %d steps not sorted by round", name, r)
 			}
 			last = st.Round
-			if st.Peer < 0 || st.Peer >= s.Size || st.Peer == r {
-				return fmt.Errorf("schedule %q: rank %d step with peer %d", s.Name, r, st.Peer)
+			if st.Peer < 0 || st.Peer >= size || st.Peer == r {
+				return fmt.Errorf("schedule %q: rank %d step with peer %d", name, r, st.Peer)
+			}
+			if st.Send && st.Reduce {
+				return fmt.Errorf("schedule %q: rank %d round %d: a send marked reduce", name, r, st.Round)
 			}
 			if st.Send {
 				count[stepKey{st.Round, r, st.Peer, st.Parts}]++
@@ -317,7 +353,7 @@ func (s *Schedule) checkSteps() error {
 	}
 	for k, v := range count {
 		if v != 0 {
-			return fmt.Errorf("schedule %q: round %d %d->%d parts %v: unmatched send/receive (%+d)", s.Name, k.round, k.from, k.to, k.parts, v)
+			return fmt.Errorf("schedule %q: round %d %d->%d parts %v: unmatched send/receive (%+d)", name, k.round, k.from, k.to, k.parts, v)
 		}
 	}
 	return nil

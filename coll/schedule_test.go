@@ -394,6 +394,7 @@ func resends(s *Schedule, n int) bool {
 // never to the root, for message sizes around P and segment boundaries.
 func TestPropertyEveryByteExactlyOnce(t *testing.T) {
 	algs := acceptanceAlgorithms()
+	algs = algs[:opAlgs(opBcast, algs)] // the broadcast builders
 	for p := 1; p <= 40; p++ {
 		env := synthEnv(p)
 		for root := range p {

@@ -33,15 +33,8 @@ func (s *Schedule) WriteText(w io.Writer) error {
 		}
 		b.WriteString("\n")
 	}
-	if s.StepsOf != nil {
-		for r := range s.Size {
-			for _, st := range s.StepsOf(r) {
-				if st.Send {
-					fmt.Fprintf(&b, "round %d: %d -> %d parts [%d,%d)\n", st.Round, r, st.Peer, st.Parts.Lo, st.Parts.Hi)
-				}
-			}
-		}
-	}
+	writeSteps(&b, "", s.Size, s.StepsOf)
+	writeSteps(&b, "reduce-scatter ", s.Size, s.ScatterStepsOf)
 	for i, st := range s.Stages {
 		for _, g := range st.Groups {
 			fmt.Fprintf(&b, "stage %d: %s on %v, root %d\n", i, g.Sched.Name, g.Ranks, g.Ranks[g.Sched.Root])
@@ -49,4 +42,31 @@ func (s *Schedule) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeSteps writes one line per transfer, marking those whose receiver
+// combines the parts with the reduction.
+func writeSteps(b *strings.Builder, prefix string, size int, stepsOf func(int) []Step) {
+	if stepsOf == nil {
+		return
+	}
+	combined := map[stepKey]bool{}
+	for r := range size {
+		for _, st := range stepsOf(r) {
+			if !st.Send && st.Reduce {
+				combined[stepKey{st.Round, st.Peer, r, st.Parts}] = true
+			}
+		}
+	}
+	for r := range size {
+		for _, st := range stepsOf(r) {
+			if st.Send {
+				fmt.Fprintf(b, "%sround %d: %d -> %d parts [%d,%d)", prefix, st.Round, r, st.Peer, st.Parts.Lo, st.Parts.Hi)
+				if combined[stepKey{st.Round, r, st.Peer, st.Parts}] {
+					b.WriteString(" combined")
+				}
+				b.WriteString("\n")
+			}
+		}
+	}
 }

@@ -894,6 +894,6 @@ func TestAcceptanceSampleSimAnyEagerLimit(t *testing.T) {
 			_, err = sim.Run(ctx, p, sim.Options{EagerLimit: eager}, body)
 			return err
 		}}
-		runFullProduct(t, w, acceptanceAlgorithms(), sampleCases(len(acceptanceAlgorithms()), uint64(4+i)), false)
+		runFullProduct(t, w, acceptanceAlgorithms(), sampleCases(acceptanceAlgorithms(), uint64(4+i)), false)
 	}
 }

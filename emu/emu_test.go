@@ -138,23 +138,12 @@ func helperSend() int {
 	return 0
 }
 
-const twoByTwo = `version: 1
-name: ne-2x2
-switches: [s0, s1]
-links:
-  - {between: [s0, s1], bandwidth: 20Mbps, latency: 1us}
-host_types:
-  node: {cores_per_socket: 1}
-hosts:
-  - {names: "a[0-1]", switch: s0, type: node, link: {bandwidth: 100Mbps, latency: 6us}}
-  - {names: "b[0-1]", switch: s1, type: node, link: {bandwidth: 100Mbps, latency: 6us}}
-ranks:
-  per_host: 1
-`
+// twoByTwo is the cluster the tests build (testdata/test-2x2.yaml).
+const twoByTwo = "testdata/test-2x2.yaml"
 
-func load(t *testing.T, src string) *platform.Platform {
+func load(t *testing.T, file string) *platform.Platform {
 	t.Helper()
-	p, err := platform.Parse("ne-2x2.yaml", []byte(src))
+	p, err := platform.Load(file)
 	if err != nil {
 		t.Fatal(err)
 	}

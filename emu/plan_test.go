@@ -327,6 +327,7 @@ func TestTestdataPlatformsPlan(t *testing.T) {
 		"chain-4x3.yaml":           {12, 3, "switch", 4},
 		"two-nic-generations.yaml": {12, 1, "switch", 2},
 		"zero-latency-split.yaml":  {8, 1, "bandwidth-cluster", 2},
+		"test-2x2.yaml":            {4, 1, "switch", 2},
 	} {
 		p, err := platform.Load(filepath.Join("testdata", file))
 		if err != nil {

@@ -18,19 +18,8 @@ import (
 
 // The emu CLI tests build clusters under the prefix ne4.
 
-const emuTwoByTwo = `version: 1
-name: ne-2x2
-switches: [s0, s1]
-links:
-  - {between: [s0, s1], bandwidth: 20Mbps, latency: 1.2us}
-host_types:
-  node: {cores_per_socket: 1}
-hosts:
-  - {names: "a[0-1]", switch: s0, type: node, link: {bandwidth: 100Mbps, latency: 6us}}
-  - {names: "b[0-1]", switch: s1, type: node, link: {bandwidth: 100Mbps, latency: 6us}}
-ranks:
-  per_host: 1
-`
+// emuTwoByTwo is the emu package's test cluster.
+const emuTwoByTwo = "../../emu/testdata/test-2x2.yaml"
 
 func TestEmuCommandLineErrors(t *testing.T) {
 	bin := buildNetaware(t)
@@ -62,8 +51,8 @@ func TestEmuUpRunDiscoverDown(t *testing.T) {
 	}
 	bin := buildNetaware(t)
 	dir := t.TempDir()
-	plat := filepath.Join(dir, "ne-2x2.yaml")
-	if err := os.WriteFile(plat, []byte(emuTwoByTwo), 0o644); err != nil {
+	plat, err := filepath.Abs(emuTwoByTwo)
+	if err != nil {
 		t.Fatal(err)
 	}
 	nw := func(args ...string) (string, error) {

@@ -271,6 +271,7 @@ type platformSummary struct {
 		Seed            int64   `json:"seed"`
 		LatencyJitter   float64 `json:"latency_jitter"`
 		BandwidthJitter float64 `json:"bandwidth_jitter"`
+		Profile         string  `json:"profile,omitempty"`
 	} `json:"noise"`
 	TCP struct {
 		CrossTraffic float64 `json:"crosstraffic"`
@@ -339,7 +340,7 @@ func summarizePlatform(p *platform.Platform) platformSummary {
 	s := platformSummary{Name: p.Name, File: p.File, Description: p.Description, Hosts: len(hosts), Switches: len(p.Switches()),
 		Ranks: p.NumRanks(), PerHost: strconv.Itoa(perHost), Order: order, Resources: len(p.Resources())}
 	n := p.Noise()
-	s.Noise.Seed, s.Noise.LatencyJitter, s.Noise.BandwidthJitter = n.Seed, n.LatencyJitter, n.BandwidthJitter
+	s.Noise.Seed, s.Noise.LatencyJitter, s.Noise.BandwidthJitter, s.Noise.Profile = n.Seed, n.LatencyJitter, n.BandwidthJitter, n.Profile
 	if perHost == platform.PerHostCores {
 		s.PerHost = "cores"
 	}

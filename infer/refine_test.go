@@ -33,6 +33,21 @@ func handTree(nodes ...node) *Tree {
 	return t
 }
 
+// inferExact infers the truth's tree from exact round trips, hosts in
+// rank order.
+func inferExact(t *testing.T, tt *trueTree) Result {
+	t.Helper()
+	hosts := make([]int, len(tt.host))
+	for i := range hosts {
+		hosts[i] = i
+	}
+	res, err := Infer(hosts, &exactProber{tt: tt}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 // exactPairs measures every pair of the truth exactly.
 func exactPairs(tt *trueTree, n int) []Measurement {
 	var ms []Measurement
@@ -92,14 +107,7 @@ func TestRefineKeepsExactTrees(t *testing.T) {
 	for trial := 0; trial < 20; trial++ {
 		tt := randomTrueTree(rng, 2+rng.IntN(6), 6+rng.IntN(20), 6)
 		n := len(tt.host)
-		hosts := make([]int, n)
-		for i := range hosts {
-			hosts[i] = i
-		}
-		res, err := Infer(hosts, &exactProber{tt: tt}, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := inferExact(t, tt)
 		got, moved := Refine(res.Tree, exactPairs(tt, n))
 		if moved != 0 {
 			t.Errorf("trial %d: %d leaves moved in an exact tree", trial, moved)
@@ -173,14 +181,7 @@ func TestRefineKeepsRanksLeaves(t *testing.T) {
 			}
 		}
 		n := len(tt.host)
-		hosts := make([]int, n)
-		for i := range hosts {
-			hosts[i] = i
-		}
-		res, err := Infer(hosts, &exactProber{tt: tt}, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := inferExact(t, tt)
 		var ms []Measurement
 		for a := 0; a < n; a++ {
 			for b := a + 1; b < n; b++ {

@@ -73,6 +73,20 @@ func (n *nest) allRanks() []int {
 	return out
 }
 
+// hostNest is the nesting of the hosts by every level above them (the
+// chain of coarser levels, no layer collapsed) and, for each rank, the
+// index of its host in hostGroups: what the Slurm writers walk.
+func hostNest(hostGroups [][]int, levels []Level, size int) (root *nest, chain []Level, hostOf []int) {
+	hostOf = make([]int, size)
+	for hi, g := range hostGroups {
+		for _, r := range g {
+			hostOf[r] = hi
+		}
+	}
+	chain = coarserChain(hostGroups, levels, size)
+	return nestFromLevels(hostGroups, chain, size, false), chain, hostOf
+}
+
 // heights records the height of n and every node below it (leaves 0) in h
 // and returns n's.
 func heights(n *nest, h map[*nest]int) int {

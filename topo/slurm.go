@@ -70,14 +70,7 @@ func (t *Topology) SlurmSwitches() ([]SlurmSwitch, error) {
 			return nil, fmt.Errorf("slurm topology: host name %q cannot be written in a hostlist", h)
 		}
 	}
-	hostOf := make([]int, t.Size)
-	for hi, g := range hostGroups {
-		for _, r := range g {
-			hostOf[r] = hi
-		}
-	}
-	chain := coarserChain(hostGroups, t.Levels, t.Size)
-	root := nestFromLevels(hostGroups, chain, t.Size, false)
+	root, _, hostOf := hostNest(hostGroups, t.Levels, t.Size)
 	if len(root.kids) == 0 {
 		// One host: still one switch, so that Slurm knows the node.
 		root = &nest{kids: []*nest{root}}

@@ -70,14 +70,7 @@ func (t *Topology) SlurmBlocks() (sizes []int, blocks []SlurmBlock, err error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("slurm block topology: %w", err)
 	}
-	hostOf := make([]int, t.Size)
-	for hi, g := range hostGroups {
-		for _, r := range g {
-			hostOf[r] = hi
-		}
-	}
-	chain := coarserChain(hostGroups, t.Levels, t.Size)
-	root := nestFromLevels(hostGroups, chain, t.Size, false)
+	root, chain, hostOf := hostNest(hostGroups, t.Levels, t.Size)
 	// Without collapsing every layer is kept, so all hosts are at the same
 	// depth and a node's height is its level: 1 = base blocks.
 	height := map[*nest]int{}

@@ -293,14 +293,30 @@ func docExamples(md string) []example {
 			continue
 		}
 		f := strings.Fields(line)
-		if len(f) >= 2 && f[0] == "netaware" && !strings.HasSuffix(f[1], ":") {
+		if len(f) >= 2 && f[0] == "netaware" && !strings.HasSuffix(f[1], ":") && !synopsis(line) {
 			out = append(out, example{line: vars + line})
 		}
 	}
 	return out
 }
 
-var assignment = regexp.MustCompile(`^(export )?[A-Z_][A-Z0-9_]*=\S`)
+var assignment = regexp.MustCompile(`^(export )?[A-Z_][A-Z0-9_]*=\S+$`)
+
+// synopsis reports whether a line shows a command's form rather than a
+// command to run: placeholders (PLATFORM, [--json], a|b), or a listing
+// that describes each command after a column gap.
+func synopsis(line string) bool {
+	code, _, _ := strings.Cut(line, "#")
+	switch {
+	case placeholder.MatchString(code), strings.ContainsAny(code, "[]"), strings.Contains(code, "|") && !strings.Contains(code, "| "):
+		return true
+	}
+	// "netaware probe rtt        Shirai's ping-pong RTT ...": a gap of
+	// several spaces followed by words that are not a comment.
+	return regexp.MustCompile(`\S {2,}[^ #-]`).MatchString(code)
+}
+
+var placeholder = regexp.MustCompile(`(^|[ =])[A-Z]{2,}([ ]|$)`)
 
 // TestDocsExamplesFinish runs the netaware commands of every docs page's
 // sh blocks in order, each page in a directory of its own holding the
@@ -348,7 +364,7 @@ func TestDocsExamplesFinish(t *testing.T) {
 }
 
 func TestDocExamplesParse(t *testing.T) {
-	md := "text\n```sh\nnetaware a \\\n  --b c   # why\necho not ours\n```\n```\nnetaware: an error shown\nnetaware discover: a notice\n```\n```json\nnetaware x\n```\n```bash\nALG=b,c\nnetaware d $ALG\n```\n"
+	md := "text\n```sh\nnetaware a \\\n  --b c   # why\necho not ours\n```\n```\nnetaware: an error shown\nnetaware discover: a notice\n```\n```json\nnetaware x\n```\n```bash\nALG=b,c\nX=1 mpiexec ./app\nnetaware d $ALG\n```\n```\nnetaware probe rtt     RTT of every pair (seed 002)\nnetaware topo show FILE [--json]\nnetaware report DIR\nnetaware topo convert IN --from lgate|slurm\n```\n"
 	got := docExamples(md)
 	if len(got) != 2 || got[0].line != "netaware a --b c   # why" || got[1].line != "ALG=b,c; netaware d $ALG" {
 		t.Errorf("docExamples = %+v", got)

@@ -153,11 +153,15 @@ func Build(in Input) (*Output, error) {
 		if err != nil {
 			return nil, fmt.Errorf("report: dendrogram cuts: %w", err)
 		}
-		unit, yl := formatSeconds, "merge height"
+		// The axis says only "merge height": the section's text names
+		// the distance, and a browser's stand-in font drew the long label
+		// ("merge height (one-way latency on the inferred tree)") past
+		// both ends of the axis.
+		unit := formatSeconds
 		if in.Distance != nil {
-			unit, yl = in.Distance.Unit, "merge height ("+in.Distance.Name+")"
+			unit = in.Distance.Unit
 		}
-		p, err := dendrogramPlot(h.Dendrogram, cuts, yl, unit)
+		p, err := dendrogramPlot(h.Dendrogram, cuts, "merge height", unit)
 		if err != nil {
 			return nil, fmt.Errorf("report: dendrogram: %w", err)
 		}

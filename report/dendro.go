@@ -204,7 +204,13 @@ func dendrogramPlot(d *cluster.Dendrogram, cuts []CutLine, yLabel string, unit f
 		hi = math.Max(hi, m.Height)
 	}
 	for _, c := range cuts {
+		// Every cut is drawn: the axis spans them as well as the merges
+		// (at 4096 ranks the host cut lay below a band of merges that
+		// started the axis at 18 us, and was listed but not drawn).
 		hi = math.Max(hi, c.Height)
+		if c.Height > 0 {
+			lo = math.Min(lo, c.Height)
+		}
 	}
 	dp := &dendroPlotter{links: links, n: d.N, cuts: cuts, top: hi * 1.08, ty: func(v float64) float64 { return v }}
 	dp.line = draw.LineStyle{Color: color.RGBA{R: 0x1f, G: 0x3a, B: 0x5f, A: 0xff}, Width: vg.Points(0.8)}
@@ -248,6 +254,13 @@ func dendrogramPlot(d *cluster.Dendrogram, cuts []CutLine, yLabel string, unit f
 			ticks = append(ticks, plot.Tick{Value: float64(k), Label: s})
 		}
 		p.X.Tick.Marker = plot.ConstantTicks(ticks)
+		if d.N > 24 {
+			// Side by side, 64 rank numbers ran into each other; upright
+			// and smaller, each keeps its leaf's width.
+			p.X.Tick.Label.Rotation = math.Pi / 2
+			p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YCenter
+			p.X.Tick.Label.Font.Size = vg.Points(7.5)
+		}
 	} else {
 		p.X.Tick.Marker = plot.ConstantTicks(nil)
 	}

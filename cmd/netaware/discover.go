@@ -272,6 +272,8 @@ func describeWorld(info worldInfo) string {
 		return fmt.Sprintf("%s (simulated, %d ranks)", info.Platform, info.Size)
 	case "tcp":
 		return fmt.Sprintf("%d ranks over TCP", info.Size)
+	case "mpi":
+		return fmt.Sprintf("%d ranks over MPI (%s)", info.Size, info.Library)
 	}
 	return fmt.Sprintf("%d local ranks", info.Size)
 }

@@ -4,6 +4,7 @@ package mpi
 
 /*
 #include <mpi.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 // Open MPI's handles are pointers and its constants macros over extern
@@ -42,14 +43,19 @@ static int nw_setup(MPI_Comm *user, MPI_Comm *sys, int *rank, int *size, int *ta
 	return MPI_SUCCESS;
 }
 
-static int nw_isend(void *b, int n, int dst, int tag, MPI_Comm c, int sync, MPI_Request *r) {
+// Buffers come as integers: they are pinned (runtime.Pinner) Go memory,
+// which may lie inside an object that holds Go pointers too (a field of a
+// struct), and cgo refuses such an object as a pointer argument although
+// MPI only ever reads or writes the n bytes at b.
+static int nw_isend(uintptr_t bp, int n, int dst, int tag, MPI_Comm c, int sync, MPI_Request *r) {
+	void *b = (void *)bp;
 	if (sync)
 		return MPI_Issend(b, n, MPI_BYTE, dst, tag, c, r);
 	return MPI_Isend(b, n, MPI_BYTE, dst, tag, c, r);
 }
 
-static int nw_irecv(void *b, int n, int src, int tag, MPI_Comm c, MPI_Request *r) {
-	return MPI_Irecv(b, n, MPI_BYTE, src, tag, c, r);
+static int nw_irecv(uintptr_t b, int n, int src, int tag, MPI_Comm c, MPI_Request *r) {
+	return MPI_Irecv((void *)b, n, MPI_BYTE, src, tag, c, r);
 }
 
 // nw_test tests one request; on completion (or an error, which completes
@@ -431,7 +437,7 @@ func (c *Comm) isend(op string, dst, tag int, b []byte, sync bool) comm.Request 
 		r.unpin()
 		return comm.Failed(comm.ErrClosed)
 	}
-	rc := C.nw_isend(r.ptr, C.int(len(b)), C.int(dst), mtag, mc, s, &r.req)
+	rc := C.nw_isend(C.uintptr_t(uintptr(r.ptr)), C.int(len(b)), C.int(dst), mtag, mc, s, &r.req)
 	leave()
 	return r.started(rc)
 }
@@ -471,7 +477,7 @@ func (c *Comm) Irecv(src, tag int, b []byte) comm.Request {
 		r.unpin()
 		return comm.Failed(comm.ErrClosed)
 	}
-	rc := C.nw_irecv(r.ptr, C.int(len(b)), msrc, mtag, mc, &r.req)
+	rc := C.nw_irecv(C.uintptr_t(uintptr(r.ptr)), C.int(len(b)), msrc, mtag, mc, &r.req)
 	leave()
 	return r.started(rc)
 }

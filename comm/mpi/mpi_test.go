@@ -200,6 +200,13 @@ func TestRankTagsAndIdentity(t *testing.T) {
 				return fmt.Errorf("system receive: %v %q %+v", err, b[:st.Count], st)
 			}
 		}
+		// A buffer inside an object that also holds Go pointers (cgo
+		// refuses such an object as a pointer argument).
+		h := &holder{c: c, next: &holder{}}
+		heldOnHeap = h
+		if _, err := comm.Sendrecv(ctx, c, 1-c.Rank(), 9, []byte{byte(c.Rank() + 1)}, 1-c.Rank(), 9, h.buf[:]); err != nil || h.buf[0] != byte(2-c.Rank()) {
+			return fmt.Errorf("receive into a struct field: %v, got %d", err, h.buf[0])
+		}
 		if err := c.Send(ctx, 1-c.Rank(), state.tagUB+1, nil); err == nil {
 			return fmt.Errorf("tag %d beyond MPI_TAG_UB accepted", state.tagUB+1)
 		}
@@ -213,6 +220,14 @@ func TestRankTagsAndIdentity(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+type holder struct {
+	c    comm.Comm
+	next *holder
+	buf  [16]byte
+}
+
+var heldOnHeap *holder
 
 // TestRankCancel: a receive nobody sends to ends with the context's error
 // when it is cancelled, and the communicator works afterwards (the

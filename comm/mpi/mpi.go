@@ -120,6 +120,28 @@ static int nw_allgatherv(void *b, int n, void *out, int *counts, int *displs, MP
 	return MPI_Allgatherv(b, n, MPI_BYTE, out, counts, displs, MPI_BYTE, c);
 }
 
+// nw_raw_pingpong is the baseline of the ping-pong benchmark: iters round
+// trips of n bytes between ranks 0 and 1 of c with blocking MPI_Send and
+// MPI_Recv, as an MPI program written in C does them.
+static int nw_raw_pingpong(MPI_Comm c, int me, uintptr_t bp, int n, int iters, double *elapsed) {
+	void *b = (void *)bp;
+	int peer = 1 - me, rc = MPI_SUCCESS;
+	double t0 = MPI_Wtime();
+	for (int i = 0; i < iters && rc == MPI_SUCCESS; i++) {
+		if (me == 0) {
+			rc = MPI_Send(b, n, MPI_BYTE, peer, 77, c);
+			if (rc == MPI_SUCCESS)
+				rc = MPI_Recv(b, n, MPI_BYTE, peer, 77, c, MPI_STATUS_IGNORE);
+		} else {
+			rc = MPI_Recv(b, n, MPI_BYTE, peer, 77, c, MPI_STATUS_IGNORE);
+			if (rc == MPI_SUCCESS)
+				rc = MPI_Send(b, n, MPI_BYTE, peer, 77, c);
+		}
+	}
+	*elapsed = MPI_Wtime() - t0;
+	return rc;
+}
+
 static int nw_abort(int code) { return MPI_Abort(MPI_COMM_WORLD, code); }
 static int nw_finalize(void) { return MPI_Finalize(); }
 */
@@ -589,6 +611,30 @@ func (c *Comm) allgather(b []byte) ([][]byte, error) {
 		res[i] = out[displs[i] : int(displs[i])+int(counts[i])]
 	}
 	return res, nil
+}
+
+// rawPingPong times iters round trips of len(b) bytes between ranks 0
+// and 1 of c in C (blocking MPI_Send/MPI_Recv on c's user communicator,
+// tag 77): the baseline comm/mpi's own ping-pong is compared with.
+func (c *Comm) rawPingPong(b []byte, iters int) (time.Duration, error) {
+	if c.rank > 1 || c.size < 2 || len(b) == 0 {
+		return 0, fmt.Errorf("raw ping-pong: ranks 0 and 1 of at least 2, a non-empty buffer")
+	}
+	var pin runtime.Pinner
+	pin.Pin(&b[0])
+	defer pin.Unpin()
+	var el C.double
+	if !enter() {
+		return 0, comm.ErrClosed
+	}
+	// The blocking loop holds its OS thread; MPI_Wtime is the library's
+	// clock, as a C benchmark would read it.
+	rc := C.nw_raw_pingpong(c.user, C.int(c.rank), C.uintptr_t(uintptr(unsafe.Pointer(&b[0]))), C.int(len(b)), C.int(iters), &el)
+	leave()
+	if rc != C.MPI_SUCCESS {
+		return 0, mpiError(rc)
+	}
+	return time.Duration(float64(el) * 1e9), nil
 }
 
 // request is a started MPI request. Its buffer is pinned (runtime.Pinner)

@@ -47,16 +47,10 @@ static int nw_setup(MPI_Comm *user, MPI_Comm *sys, int *rank, int *size, int *ta
 // which may lie inside an object that holds Go pointers too (a field of a
 // struct), and cgo refuses such an object as a pointer argument although
 // MPI only ever reads or writes the n bytes at b.
-static int nw_isend(uintptr_t bp, int n, int dst, int tag, MPI_Comm c, int sync, MPI_Request *r) {
-	void *b = (void *)bp;
-	if (sync)
-		return MPI_Issend(b, n, MPI_BYTE, dst, tag, c, r);
-	return MPI_Isend(b, n, MPI_BYTE, dst, tag, c, r);
-}
-
-static int nw_irecv(uintptr_t b, int n, int src, int tag, MPI_Comm c, MPI_Request *r) {
-	return MPI_Irecv((void *)b, n, MPI_BYTE, src, tag, c, r);
-}
+//
+// Starting a request tests it at once, in the same call: an eager send
+// and a receive of a message already there complete there, and the Go
+// side then skips the bookkeeping of a pending request.
 
 // nw_test tests one request; on completion (or an error, which completes
 // it too) it reports the status's source, tag, byte count and whether the
@@ -80,6 +74,31 @@ static int nw_test(MPI_Request *r, int *flag, int *src, int *tag, int *count, in
 			MPI_Test_cancelled(&st, cancelled);
 		}
 	}
+	return rc;
+}
+
+// nw_isend and nw_irecv start a request and test it; rc is the start's
+// result, *trc the test's.
+static int nw_isend(uintptr_t bp, int n, int dst, int tag, MPI_Comm c, int sync, MPI_Request *r,
+		int *flag, int *src, int *otag, int *count, int *cancelled, int *trc) {
+	void *b = (void *)bp;
+	int rc;
+	*flag = 0;
+	if (sync)
+		rc = MPI_Issend(b, n, MPI_BYTE, dst, tag, c, r);
+	else
+		rc = MPI_Isend(b, n, MPI_BYTE, dst, tag, c, r);
+	if (rc == MPI_SUCCESS)
+		*trc = nw_test(r, flag, src, otag, count, cancelled);
+	return rc;
+}
+
+static int nw_irecv(uintptr_t b, int n, int src, int tag, MPI_Comm c, MPI_Request *r,
+		int *flag, int *osrc, int *otag, int *count, int *cancelled, int *trc) {
+	*flag = 0;
+	int rc = MPI_Irecv((void *)b, n, MPI_BYTE, src, tag, c, r);
+	if (rc == MPI_SUCCESS)
+		*trc = nw_test(r, flag, osrc, otag, count, cancelled);
 	return rc;
 }
 
@@ -459,7 +478,9 @@ func (c *Comm) isend(op string, dst, tag int, b []byte, sync bool) comm.Request 
 		r.unpin()
 		return comm.Failed(comm.ErrClosed)
 	}
-	rc := C.nw_isend(C.uintptr_t(uintptr(r.ptr)), C.int(len(b)), C.int(dst), mtag, mc, s, &r.req)
+	t := &r.t
+	rc := C.nw_isend(C.uintptr_t(uintptr(r.ptr)), C.int(len(b)), C.int(dst), mtag, mc, s, &r.req,
+		&t.flag, &t.src, &t.tag, &t.count, &t.cancelled, &t.rc)
 	leave()
 	return r.started(rc)
 }
@@ -499,7 +520,9 @@ func (c *Comm) Irecv(src, tag int, b []byte) comm.Request {
 		r.unpin()
 		return comm.Failed(comm.ErrClosed)
 	}
-	rc := C.nw_irecv(C.uintptr_t(uintptr(r.ptr)), C.int(len(b)), msrc, mtag, mc, &r.req)
+	t := &r.t
+	rc := C.nw_irecv(C.uintptr_t(uintptr(r.ptr)), C.int(len(b)), msrc, mtag, mc, &r.req,
+		&t.flag, &t.src, &t.tag, &t.count, &t.cancelled, &t.rc)
 	leave()
 	return r.started(rc)
 }
@@ -647,11 +670,18 @@ type request struct {
 	ptr    unsafe.Pointer
 	pin    runtime.Pinner
 
-	mu   sync.Mutex
-	req  C.MPI_Request
-	done bool
-	st   comm.Status
-	err  error
+	mu         sync.Mutex
+	req        C.MPI_Request
+	t          testResult // the last MPI_Test's outputs
+	registered bool       // in state.pending
+	done       bool
+	st         comm.Status
+	err        error
+}
+
+// testResult is what nw_test reports.
+type testResult struct {
+	flag, src, tag, count, cancelled, rc C.int
 }
 
 func newRequest(peer int, recv bool, b []byte) *request {
@@ -665,12 +695,18 @@ func newRequest(peer int, recv bool, b []byte) *request {
 
 func (r *request) unpin() { r.pin.Unpin() }
 
-// started records a request MPI accepted, or fails it.
+// started records a request MPI accepted, or fails it. One that the
+// start's test completed is done; a pending one is registered.
 func (r *request) started(rc C.int) comm.Request {
 	if rc != C.MPI_SUCCESS {
 		r.unpin()
 		return comm.Failed(r.wrap(mpiError(rc)))
 	}
+	if r.t.flag != 0 {
+		r.completed()
+		return r
+	}
+	r.registered = true
 	state.pmu.Lock()
 	state.pending[r] = struct{}{}
 	state.pmu.Unlock()
@@ -688,9 +724,11 @@ func (r *request) wrap(err error) error {
 func (r *request) finish(st comm.Status, err error) {
 	r.done, r.st, r.err = true, st, err
 	r.unpin()
-	state.pmu.Lock()
-	delete(state.pending, r)
-	state.pmu.Unlock()
+	if r.registered {
+		state.pmu.Lock()
+		delete(state.pending, r)
+		state.pmu.Unlock()
+	}
 }
 
 // test polls r once (r.mu held).
@@ -698,29 +736,34 @@ func (r *request) test() {
 	if r.done {
 		return
 	}
-	var flag, src, tag, count, cancelled C.int
 	if !enter() {
 		r.finish(comm.Status{}, r.wrap(comm.ErrClosed))
 		return
 	}
-	rc := C.nw_test(&r.req, &flag, &src, &tag, &count, &cancelled)
+	t := &r.t
+	t.rc = C.nw_test(&r.req, &t.flag, &t.src, &t.tag, &t.count, &t.cancelled)
 	leave()
-	if flag == 0 {
-		return
+	if t.flag != 0 {
+		r.completed()
 	}
-	if rc != C.MPI_SUCCESS {
+}
+
+// completed finishes r from the test that found it complete.
+func (r *request) completed() {
+	t := &r.t
+	if t.rc != C.MPI_SUCCESS {
 		peer := r.peer
-		if r.recv && src >= 0 {
-			peer = int(src)
+		if r.recv && t.src >= 0 {
+			peer = int(t.src)
 		}
-		err := mpiError(rc)
+		err := mpiError(t.rc)
 		if peer >= 0 {
 			err = &comm.RankError{Rank: peer, Err: err}
 		}
 		r.finish(comm.Status{}, err)
 		return
 	}
-	if cancelled != 0 {
+	if t.cancelled != 0 {
 		r.finish(comm.Status{}, context.Canceled)
 		return
 	}
@@ -728,11 +771,11 @@ func (r *request) test() {
 		r.finish(comm.Status{}, nil)
 		return
 	}
-	t := int(tag)
+	tag := int(t.tag)
 	if r.sysTag {
-		t = -t
+		tag = -tag
 	}
-	r.finish(comm.Status{Source: int(src), Tag: t, Count: int(count)}, nil)
+	r.finish(comm.Status{Source: int(t.src), Tag: tag, Count: int(t.count)}, nil)
 }
 
 func (r *request) Test() (bool, comm.Status, error) {

@@ -4,6 +4,7 @@ package mpi
 
 /*
 #include <mpi.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -131,6 +132,8 @@ static void nw_error_string(int code, char *buf, int max) {
 		buf[len] = 0;
 }
 
+static int nw_ibarrier(MPI_Comm c, MPI_Request *r) { return MPI_Ibarrier(c, r); }
+
 static int nw_allgather_int(int v, int *out, MPI_Comm c) {
 	return MPI_Allgather(&v, 1, MPI_INT, out, 1, MPI_INT, c);
 }
@@ -215,7 +218,9 @@ var state struct {
 	pmu     sync.Mutex
 	pending map[*request]struct{}
 
-	liveSubs atomic.Int64
+	// liveSubs counts sub-communicators not yet freed; Sub runs the
+	// collector when it exceeds gcAt, which then moves 256 above it.
+	liveSubs, gcAt atomic.Int64
 }
 
 func enter() bool {
@@ -288,6 +293,7 @@ func initWorld() (*Comm, error) {
 	state.serial = provided < C.nw_thread_multiple()
 	state.start = time.Now()
 	state.pending = map[*request]struct{}{}
+	state.gcAt.Store(256)
 	var user, sys C.MPI_Comm
 	var rank, size, tagub C.int
 	if rc := C.nw_setup(&user, &sys, &rank, &size, &tagub); rc != C.MPI_SUCCESS {
@@ -571,8 +577,9 @@ func (c *Comm) Sub(ranks []int) (comm.Comm, error) {
 	// Communicators are freed when their Comm is garbage: MPICH has
 	// about two thousand context ids, and code that makes a Sub per
 	// collective call would exhaust them before the collector runs.
-	if state.liveSubs.Load() > 256 {
+	if n := state.liveSubs.Load(); n > state.gcAt.Load() {
 		runtime.GC()
+		state.gcAt.Store(n + 256)
 	}
 	var user, sys C.MPI_Comm
 	if !enter() {
@@ -596,7 +603,9 @@ func (c *Comm) Sub(ranks []int) (comm.Comm, error) {
 }
 
 func freePair(p [2]C.MPI_Comm) {
-	state.liveSubs.Add(-1)
+	if n := state.liveSubs.Add(-1); n+512 < state.gcAt.Load() {
+		state.gcAt.Store(max(256, n+256))
+	}
 	if !enter() {
 		return
 	}
@@ -607,8 +616,20 @@ func freePair(p [2]C.MPI_Comm) {
 
 // allgather gives every rank of c every rank's b (MPI_Allgatherv on the
 // system communicator, whose collectives are apart from its messages).
-// Every rank must call it, from one goroutine at a time.
+// Every rank must call it, from one goroutine at a time. An MPI_Ibarrier,
+// polled like any request, comes first: ranks that arrive early wait
+// without spinning in the library (the tests' idle ranks would otherwise
+// take the CPU from the working ones).
 func (c *Comm) allgather(b []byte) ([][]byte, error) {
+	r := newRequest(-1, false, nil)
+	if !enter() {
+		return nil, comm.ErrClosed
+	}
+	rc := C.nw_ibarrier(c.sys, &r.req)
+	leave()
+	if _, err := r.started(rc).Wait(context.Background()); err != nil {
+		return nil, err
+	}
 	counts := make([]C.int, c.size)
 	if !enter() {
 		return nil, comm.ErrClosed
@@ -787,7 +808,7 @@ func (r *request) Test() (bool, comm.Status, error) {
 
 // Wait polls until r completes: a tight loop for the first microseconds (a
 // message in shared memory arrives within them), then yielding to other
-// goroutines, then sleeping with a growing pause of at most 200 us, so
+// goroutines and processes, then sleeping with a growing pause of at most 200 us, so
 // that ranks waiting long (more ranks than cores) leave the CPU to others.
 func (r *request) Wait(ctx context.Context) (comm.Status, error) {
 	var start time.Time
@@ -809,7 +830,12 @@ func (r *request) Wait(ctx context.Context) (comm.Status, error) {
 		switch el := time.Since(start); {
 		case el < 50*time.Microsecond:
 		case el < time.Millisecond:
+			// Let the other goroutines of this process and the
+			// other processes of this machine run: with more
+			// ranks than cores, the peer may be waiting for the
+			// CPU this rank spins on.
 			runtime.Gosched()
+			C.sched_yield()
 		default:
 			time.Sleep(min(el/16, 200*time.Microsecond))
 		}

@@ -385,6 +385,9 @@ func Abort(err error) {
 		rank, size = state.world.rank, state.world.size
 	}
 	fmt.Fprintf(os.Stderr, "netaware: rank %d of %d (MPI world, %s) failed: %v\n", rank, size, library, err)
+	// MPICH's Hydra tears its output forwarding down on MPI_Abort, and
+	// a line written just before is sometimes lost: give it a moment.
+	time.Sleep(300 * time.Millisecond)
 	C.nw_abort(1)
 	os.Exit(1) // MPI_Abort returned: not initialized, or the library did not end us
 }

@@ -12,7 +12,8 @@
 # level from measurement, so the levels found depend on noise), and checks:
 #   - the same list of files;
 #   - with host names: topology.json and dataset.json have the same
-#     structure (every key path, array indices ignored), the same levels
+#     structure (every key path, array indices and the optional warnings
+#     about implausible values ignored), the same levels
 #     and groups, and the same pairs measured (PLogP and RTT, by rank);
 #   - --blind: the same top-level keys (the levels found, which noise
 #     decides, shape the rest);
@@ -49,7 +50,8 @@ run() { # name mode(args...)
 	esac || { echo "$name failed:"; tail -20 "$out.log"; exit 1; }
 }
 
-shape() { jq -S '[paths | map(if type == "number" then "#" else . end) | join(".")] | unique' "$1"; }
+# Warnings (implausible measurements, which noise decides) are left out.
+shape() { jq -S '[paths | map(if type == "number" then "#" else . end) | join(".") | select(test("warnings") | not)] | unique' "$1"; }
 pairs() { jq -c '[(.plogp.pairs // [])[] | [.a, .b]], [(.rtt.pairs // [])[] | [.a, .b]]' "$1"; }
 
 fail=0

@@ -692,7 +692,7 @@ type request struct {
 	recv   bool
 	sysTag bool
 	ptr    unsafe.Pointer
-	pin    runtime.Pinner
+	pin    *runtime.Pinner // from pinners; nil without a buffer
 
 	mu         sync.Mutex
 	req        C.MPI_Request
@@ -708,16 +708,27 @@ type testResult struct {
 	flag, src, tag, count, cancelled, rc C.int
 }
 
+// pinners recycles Pinners: a Pinner's first Pin registers a finalizer,
+// which costs more than a small message's whole trip through MPI.
+var pinners = sync.Pool{New: func() any { return new(runtime.Pinner) }}
+
 func newRequest(peer int, recv bool, b []byte) *request {
 	r := &request{peer: peer, recv: recv}
 	if len(b) > 0 {
 		r.ptr = unsafe.Pointer(&b[0])
+		r.pin = pinners.Get().(*runtime.Pinner)
 		r.pin.Pin(r.ptr)
 	}
 	return r
 }
 
-func (r *request) unpin() { r.pin.Unpin() }
+func (r *request) unpin() {
+	if r.pin != nil {
+		r.pin.Unpin()
+		pinners.Put(r.pin)
+		r.pin = nil
+	}
+}
 
 // started records a request MPI accepted, or fails it. One that the
 // start's test completed is done; a pending one is registered.

@@ -118,7 +118,10 @@ func (p *dendroPlotter) Plot(c draw.Canvas, plt *plot.Plot) {
 		y := trY(p.ty(cl.Height))
 		c.StrokeLines(p.cut, []vg.Point{{X: c.Min.X, Y: y}, {X: c.Max.X, Y: y}})
 		p.text.Handler = plt.TextHandler
-		c.FillText(p.text, vg.Point{X: c.Max.X - 4, Y: y + 3}, cl.Label)
+		// Left-aligned from the axis: the SVG names fonts the browser may
+		// replace by a wider one, and a right-aligned label then ran off
+		// the plot's right edge.
+		c.FillText(p.text, vg.Point{X: c.Min.X + 4, Y: y + 3}, cl.Label)
 	}
 }
 
@@ -209,7 +212,7 @@ func dendrogramPlot(d *cluster.Dendrogram, cuts []CutLine, yLabel string, unit f
 		dp.line.Width = vg.Points(0.4)
 	}
 	dp.cut = draw.LineStyle{Color: color.RGBA{R: 0xc0, G: 0x39, B: 0x2b, A: 0xff}, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}
-	dp.text = draw.TextStyle{Color: dp.cut.Color, Font: p.Y.Label.TextStyle.Font, XAlign: draw.XRight, YAlign: draw.YBottom}
+	dp.text = draw.TextStyle{Color: dp.cut.Color, Font: p.Y.Label.TextStyle.Font, XAlign: draw.XLeft, YAlign: draw.YBottom}
 	dp.text.Font.Size = vg.Points(9)
 	if !math.IsInf(lo, 1) && hi/lo > 20 {
 		// Heights spanning decades (socket vs site) would squash the lower

@@ -132,6 +132,8 @@ func WorldTitle(w probe.World) string {
 		return fmt.Sprintf("%s (simulated, %d ranks)", w.Platform, w.Size)
 	case "tcp":
 		return fmt.Sprintf("%d ranks over TCP", w.Size)
+	case "mpi":
+		return fmt.Sprintf("%d ranks over MPI", w.Size)
 	}
 	return fmt.Sprintf("%d local ranks", w.Size)
 }

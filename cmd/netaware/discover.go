@@ -273,6 +273,9 @@ func writeDiscovery(dir string, o *discover.Outcome, wf *worldFlags, info worldI
 }
 
 func describeWorld(info worldInfo) string {
+	if info.Kind == "mpi" && info.Library != "" {
+		return fmt.Sprintf("%d ranks over MPI (%s)", info.Size, info.Library)
+	}
 	return report.WorldTitle(probe.World{Kind: info.Kind, Platform: info.Platform, Size: info.Size})
 }
 

@@ -19,7 +19,7 @@ var funcs = template.FuncMap{
 		}
 		return formatBandwidth(v)
 	},
-	"f3":  func(v float64) string { return fmt.Sprintf("%.3f", v) },
+	"f3": func(v float64) string { return fmt.Sprintf("%.3f", v) },
 	// pct keeps two significant digits below 0.1 %: at 4096 ranks the
 	// inference measures 0.04 % of the pairs, which "0.0 %" hides.
 	"pct": func(v float64) string {

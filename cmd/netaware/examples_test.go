@@ -27,7 +27,7 @@ type example struct {
 var exampleHeader = regexp.MustCompile(`(?m)^Examples?:\s*$`)
 
 // launcherWords start example lines that are commands, not output.
-var launcherWords = map[string]bool{"netaware": true, "mpirun": true, "mpiexec": true, "srun": true, "smpirun": true}
+var launcherWords = map[string]bool{"netaware": true, "mpirun": true, "mpiexec": true, "srun": true, "smpirun": true, "printf": true}
 
 // isCommand reports whether an example line is a command (its first word,
 // after VAR=value assignments, is a program the examples use).
@@ -76,6 +76,8 @@ func helpExamples(c *cobra.Command) []example {
 // skipReason says why an example cannot run here, or "".
 func skipReason(line string) string {
 	switch {
+	case strings.HasPrefix(line, "printf "):
+		return "" // writes an input file of the next examples
 	case !strings.HasPrefix(strings.Fields(line)[0], "netaware"):
 		return "runs an MPI launcher or program, not netaware"
 	case strings.Contains(line, "netaware launch") || strings.Contains(line, "--hostfile"):

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// docBlockCommands lists, per fenced code block of a Markdown page, the
+// lines an example runs: netaware commands and the printf lines that write
+// their input files. Other lines (package installs, output) are left out.
+func docBlockCommands(page string) ([][]string, error) {
+	b, err := os.ReadFile(page)
+	if err != nil {
+		return nil, err
+	}
+	var blocks [][]string
+	var cur []string
+	in := false
+	for _, raw := range strings.Split(string(b), "\n") {
+		line := strings.TrimSpace(raw)
+		if strings.HasPrefix(line, "```") {
+			if in && len(cur) > 0 {
+				blocks = append(blocks, cur)
+			}
+			in, cur = !in, nil
+			continue
+		}
+		if in && (isCommand(line) || strings.HasPrefix(line, "printf ")) {
+			cur = append(cur, line)
+		}
+	}
+	return blocks, nil
+}
+
+// slowDocExamples are documented commands that take 10-60 s each on the
+// loaded machine; they run with the other examples (NETAWARE_EXAMPLES=1).
+var slowDocExamples = []string{"netaware infer --platform dichev-n1"}
+
+// TestClusterDocsExamples runs every example of 'netaware cluster --help'
+// and every command of the code blocks of docs/clustering.md and
+// docs/inference.md (each page's blocks in order, in one directory), each
+// within the 2 minutes the help promises. About 40 s on two busy cores;
+// the slowDocExamples (and what reads their output) only with
+// NETAWARE_EXAMPLES=1.
+func TestClusterDocsExamples(t *testing.T) {
+	bin := buildNetaware(t)
+	run := func(t *testing.T, lines []string) {
+		dir := t.TempDir()
+		n := 0
+		slowOut := map[string]bool{} // files the skipped slow examples write
+		for _, l := range lines {
+			slow := false
+			for _, s := range slowDocExamples {
+				slow = slow || strings.HasPrefix(l, s)
+			}
+			f := strings.Fields(l)
+			for i, w := range f {
+				if slowOut[w] && i > 0 {
+					slow = true
+				}
+			}
+			if slow && os.Getenv("NETAWARE_EXAMPLES") == "" {
+				for i, w := range f {
+					if w == "--out" && i+1 < len(f) {
+						slowOut[f[i+1]] = true
+					}
+				}
+				t.Logf("skip %s: slow (NETAWARE_EXAMPLES=1 runs it)", l)
+				continue
+			}
+			if why := skipReason(l); why != "" {
+				t.Logf("skip %s: %s", l, why)
+				continue
+			}
+			runExample(t, bin, dir, example{line: l})
+			n++
+		}
+		if n == 0 {
+			t.Error("no example ran")
+		}
+	}
+	t.Run("cluster --help", func(t *testing.T) {
+		c, _, err := newRootCmd().Find([]string{"cluster"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var lines []string
+		for _, e := range helpExamples(c) {
+			lines = append(lines, e.line)
+		}
+		if len(lines) < 5 {
+			t.Fatalf("%d examples", len(lines))
+		}
+		run(t, lines)
+	})
+	for _, page := range []string{"clustering.md", "inference.md"} {
+		t.Run(page, func(t *testing.T) {
+			blocks, err := docBlockCommands(filepath.Join("..", "..", "docs", page))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var lines []string
+			for _, b := range blocks {
+				lines = append(lines, b...)
+			}
+			run(t, lines)
+		})
+	}
+}
+
+// The help's printf example writes lat.csv through sh, so its escapes
+// must survive Go's string and the shell: the file has the 5 lines shown.
+func TestClusterHelpCSVExampleWritesMatrix(t *testing.T) {
+	c, _, err := newRootCmd().Find([]string{"cluster"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range helpExamples(c) {
+		if !strings.HasPrefix(e.line, "printf ") {
+			continue
+		}
+		dir := t.TempDir()
+		cmd := exec.Command("sh", "-c", e.line)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v %s", e.line, err, out)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "lat.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Count(string(b), "\n"); got != 5 {
+			t.Errorf("lat.csv has %d lines:\n%s", got, b)
+		}
+		return
+	}
+	t.Error("no printf example in cluster --help")
+}

@@ -112,3 +112,27 @@ func TestDichevEq32PredictsMeasuredTransfers(t *testing.T) {
 		t.Errorf("m_c %v, want the 128 KiB window +-10%%", rep.Model.Mc)
 	}
 }
+
+// The reconfiguration of seed 000 Sect. 3.2 ([49]): with no window bound
+// one stream fills the link, helpers only add hops, and Measure says so
+// and picks none.
+func TestDichevSect32NoWindowNeedsNoHelpers(t *testing.T) {
+	p, err := platform.Parse("two-sites.yaml", []byte(strings.Replace(twoSites, "tcp: {window_bytes: 128KiB}\n", "", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep *Report
+	_, err = sim.Run(context.Background(), p, sim.Options{NoNoise: true}, func(ctx context.Context, c comm.Comm) error {
+		r, err := Measure(ctx, c, MeasureOptions{Src: 0, Dst: 3, Size: 8 << 20, Reps: 1, Tag: 10})
+		if r != nil {
+			rep = r
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Chosen != 0 || rep.Best != 0 || rep.Note == "" || rep.Model.Mc != 0 {
+		t.Errorf("report %+v", rep)
+	}
+}

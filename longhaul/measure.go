@@ -3,6 +3,7 @@ package longhaul
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -45,6 +46,7 @@ type Report struct {
 	Chosen     int     `json:"eq32_helpers_per_side"`
 	Best       int     `json:"best_measured_helpers_per_side"`
 	ChosenLoss float64 `json:"eq32_choice_loss"` // chosen time / best time - 1
+	Note       string  `json:"note,omitempty"`
 }
 
 // Measure runs seed 000 Sect. 3.2's experiment on every rank of c: it
@@ -176,10 +178,17 @@ func Measure(ctx context.Context, c comm.Comm, opt MeasureOptions) (*Report, err
 		{Bytes: float64(opt.Size), Pieces: rows[0].Pieces, Seconds: rows[0].Seconds},
 		{Bytes: float64(opt.Size), Pieces: rows[1].Pieces, Seconds: rows[1].Seconds},
 	})
+	note := ""
+	if errors.Is(err, ErrNoSyncCost) {
+		// Eq. 3.1 without its synchronisation term: one stream is as good
+		// as any split.
+		md, err = Model{Alpha: tc / 2, Beta: math.Max(0, rows[0].Seconds-tc/2) / float64(opt.Size), Tc: tc}, nil
+		note = "one helper per side was not faster than one stream: no synchronisation cost to remove (m_c unbounded), Eq. 3.2 needs no helpers"
+	}
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Src: opt.Src, Dst: opt.Dst, Size: opt.Size, SrcSide: sides[:maxH], DstSide: sides[maxH:], Model: md, Rows: rows}
+	rep := &Report{Note: note, Src: opt.Src, Dst: opt.Dst, Size: opt.Size, SrcSide: sides[:maxH], DstSide: sides[maxH:], Model: md, Rows: rows}
 	rep.Chosen = md.chooseAmong(float64(opt.Size), configs, opt.Tol)
 	best := 0
 	for k := range rows {

@@ -1,9 +1,14 @@
 package longhaul
 
 import (
+	"errors"
 	"fmt"
 	"math"
 )
+
+// ErrNoSyncCost is Fit's answer when more pieces were not faster: no
+// synchronisation cost to remove (the window already covers the path).
+var ErrNoSyncCost = errors.New("longhaul fit: no synchronisation cost in the samples (more pieces were not faster)")
 
 // Model holds the parameters of seed 000's Eq. 3.1-3.2: a transfer of M
 // bytes costs Alpha + Beta*M, plus Tc for every Mc bytes a single stream
@@ -17,7 +22,7 @@ type Model struct {
 	Mc    float64 // bytes between synchronisations
 }
 
-// Time is Eq. 3.2, alpha + beta*M + t_c * floor(M / ((n-1) * m_c)), for a
+// Time is Eq. 3.2 (Mc = 0: no synchronisation term), alpha + beta*M + t_c * floor(M / ((n-1) * m_c)), for a
 // message of m bytes split into pieces = n - 1 pieces crossing in
 // parallel; pieces = 1 is Eq. 3.1, the unmodified transfer.
 func (md Model) Time(m float64, pieces int) float64 {
@@ -85,7 +90,7 @@ func Fit(alpha, tc float64, samples []Sample) (Model, error) {
 		beta, k = 0, syr/syy
 	}
 	if !(k > 0) {
-		return Model{}, fmt.Errorf("longhaul fit: no synchronisation cost in the samples (more pieces were not faster): m_c is unbounded")
+		return Model{}, ErrNoSyncCost
 	}
 	md := Model{Alpha: alpha, Beta: beta, Tc: tc, Mc: tc / k}
 	return md, md.Validate()

@@ -40,8 +40,9 @@ func docBlockCommands(page string) ([][]string, error) {
 var slowDocExamples = []string{"netaware infer --platform dichev-n1"}
 
 // TestClusterDocsExamples runs every example of 'netaware cluster --help'
-// and every command of the code blocks of docs/clustering.md and
-// docs/inference.md (each page's blocks in order, in one directory), each
+// and every command of the code blocks of docs/clustering.md,
+// docs/inference.md and docs/longhaul.md (each page's blocks in order, in
+// one directory), each
 // within the 2 minutes the help promises. About 40 s on two busy cores;
 // the slowDocExamples (and what reads their output) only with
 // NETAWARE_EXAMPLES=1.
@@ -96,7 +97,7 @@ func TestClusterDocsExamples(t *testing.T) {
 		}
 		run(t, lines)
 	})
-	for _, page := range []string{"clustering.md", "inference.md"} {
+	for _, page := range []string{"clustering.md", "inference.md", "longhaul.md"} {
 		t.Run(page, func(t *testing.T) {
 			blocks, err := docBlockCommands(filepath.Join("..", "..", "docs", page))
 			if err != nil {

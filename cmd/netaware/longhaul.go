@@ -119,8 +119,15 @@ func printLonghaul(w io.Writer, info worldInfo, r *longhaul.Report) {
 	fmt.Fprintf(w, "longhaul %s: %s from rank %d to rank %d (%s)\n", world, fmtBytes(r.Size), r.Src, r.Dst, fmtWorldTime(info))
 	fmt.Fprintf(w, "helpers: sender's side %v, receiver's side %v\n", r.SrcSide, r.DstSide)
 	md := r.Model
+	mc := "unbounded"
+	if md.Mc > 0 {
+		mc = fmtBytes(int(math.Round(md.Mc)))
+	}
 	fmt.Fprintf(w, "Eq. 3.2 fitted to 0 and 1 helpers: t_c %s, m_c %s, alpha %s, beta %s/MB\n",
-		fmtSec(md.Tc), fmtBytes(int(math.Round(md.Mc))), fmtSec(md.Alpha), fmtSec(md.Beta*1e6))
+		fmtSec(md.Tc), mc, fmtSec(md.Alpha), fmtSec(md.Beta*1e6))
+	if r.Note != "" {
+		fmt.Fprintf(w, "note: %s\n", r.Note)
+	}
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "HELPERS/SIDE\tPIECES\tMEASURED\tSPEED-UP\tEQ. 3.2")
 	for _, row := range r.Rows {

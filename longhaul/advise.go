@@ -87,14 +87,28 @@ func Largest(as []Advice) (window, eager int64) {
 	return window, eager
 }
 
+// Linux's defaults (Documentation/networking/ip-sysctl): receive and send
+// autotuning grow a connection's buffers up to tcp_rmem's and tcp_wmem's
+// maxima; rmem_max and wmem_max cap buffers a program sets itself.
+const (
+	linuxRmemMax    = 212992
+	linuxTCPRmemMax = 6291456
+	linuxTCPWmemMax = 4194304
+)
+
 // OpenMPISettings are the MCA parameters of Open MPI's TCP BTL that apply
-// a window and an eager threshold: socket buffers (the kernel caps them at
-// net.core.wmem_max / rmem_max) and both eager limits of the ob1 PML's
-// TCP path.
+// a window and an eager threshold. Socket buffers set by a program turn
+// the kernel's autotuning off, so they are set only for a window beyond
+// what autotuning reaches by default; otherwise 0 leaves them to the
+// kernel (older Open MPI releases fixed them at 128 KiB).
 func OpenMPISettings(window, eager int64) []string {
+	buf := int64(0)
+	if window > linuxTCPWmemMax {
+		buf = window
+	}
 	return []string{
-		fmt.Sprintf("btl_tcp_sndbuf=%d", window),
-		fmt.Sprintf("btl_tcp_rcvbuf=%d", window),
+		fmt.Sprintf("btl_tcp_sndbuf=%d", buf),
+		fmt.Sprintf("btl_tcp_rcvbuf=%d", buf),
 		fmt.Sprintf("btl_tcp_eager_limit=%d", eager),
 		fmt.Sprintf("btl_tcp_rndv_eager_limit=%d", eager),
 	}
@@ -112,13 +126,13 @@ func MPICHSettings(eager int64) []string {
 
 // LinuxSettings are the sysctls that let TCP windows grow to window bytes
 // (the administrator's step of [49]): the socket buffer caps and the
-// autotuning maxima.
+// autotuning maxima, never below the kernel's defaults.
 func LinuxSettings(window int64) []string {
 	return []string{
-		fmt.Sprintf("net.core.rmem_max=%d", window),
-		fmt.Sprintf("net.core.wmem_max=%d", window),
-		fmt.Sprintf("net.ipv4.tcp_rmem=4096 131072 %d", window),
-		fmt.Sprintf("net.ipv4.tcp_wmem=4096 16384 %d", window),
+		fmt.Sprintf("net.core.rmem_max=%d", max(window, linuxRmemMax)),
+		fmt.Sprintf("net.core.wmem_max=%d", max(window, linuxRmemMax)),
+		fmt.Sprintf("net.ipv4.tcp_rmem=4096 131072 %d", max(window, linuxTCPRmemMax)),
+		fmt.Sprintf("net.ipv4.tcp_wmem=4096 16384 %d", max(window, linuxTCPWmemMax)),
 	}
 }
 

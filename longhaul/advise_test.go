@@ -38,8 +38,19 @@ func TestDichevSect32AdviseByHand(t *testing.T) {
 		t.Error("sync share 0 accepted")
 	}
 	w, e := Largest(a)
-	if s := strings.Join(OpenMPISettings(w, e), " "); s != "btl_tcp_sndbuf=16384 btl_tcp_rcvbuf=16384 btl_tcp_eager_limit=65536 btl_tcp_rndv_eager_limit=65536" {
+	if s := strings.Join(OpenMPISettings(w, e), " "); s != "btl_tcp_sndbuf=0 btl_tcp_rcvbuf=0 btl_tcp_eager_limit=65536 btl_tcp_rndv_eager_limit=65536" {
 		t.Errorf("Open MPI: %s", s)
+	}
+	// Settings never lower the kernel's defaults; a window beyond
+	// autotuning's reach is set on the sockets and allowed by the sysctls.
+	if s := strings.Join(LinuxSettings(w), " "); s != "net.core.rmem_max=212992 net.core.wmem_max=212992 net.ipv4.tcp_rmem=4096 131072 6291456 net.ipv4.tcp_wmem=4096 16384 4194304" {
+		t.Errorf("Linux, small window: %s", s)
+	}
+	if s := strings.Join(OpenMPISettings(16<<20, 32<<20), " "); s != "btl_tcp_sndbuf=16777216 btl_tcp_rcvbuf=16777216 btl_tcp_eager_limit=33554432 btl_tcp_rndv_eager_limit=33554432" {
+		t.Errorf("Open MPI, 16 MiB: %s", s)
+	}
+	if s := LinuxSettings(16 << 20)[2]; s != "net.ipv4.tcp_rmem=4096 131072 16777216" {
+		t.Errorf("Linux, 16 MiB: %s", s)
 	}
 	if s := MPICHSettings(e)[0]; s != "MPIR_CVAR_CH3_EAGER_MAX_MSG_SIZE=65536" {
 		t.Errorf("MPICH: %s", s)

@@ -44,12 +44,17 @@ type Input struct {
 	TruthName string
 	Platform  *platform.Platform
 	Model     *model.File
-	// Seed draws the random shared-link queries.
+	// Seed draws the random shared-link queries (DefaultSeed unless a
+	// user asks for another draw).
 	Seed uint64
 	// SVGOnly skips the PNG copies of the plots (the page embeds the SVG
 	// ones): rasterising is most of a report's cost.
 	SVGOnly bool
 }
+
+// DefaultSeed is the seed of the shared-link queries of discover's report
+// and of 'netaware report' by default, so that both draw the same queries.
+const DefaultSeed = 1
 
 // Output is a built report: the HTML page and the standalone plot files
 // (by file name).
@@ -234,6 +239,13 @@ func WriteDir(dir string, in Input) ([]string, *Output, error) {
 	paths := []string{filepath.Join(dir, "report.html")}
 	if err := atomicfile.WriteFile(paths[0], out.HTML); err != nil {
 		return nil, nil, fmt.Errorf("report: %w", err)
+	}
+	if in.Hierarchy != nil && in.Distance != nil && in.Distance.Name == TreeDistanceName {
+		p := filepath.Join(dir, HierarchyFileName)
+		if err := writeHierarchy(p, in.Hierarchy, in.Distance.Name); err != nil {
+			return nil, nil, fmt.Errorf("report: %w", err)
+		}
+		paths = append(paths, p)
 	}
 	names := make([]string, 0, len(out.Files))
 	for n := range out.Files {

@@ -8,33 +8,6 @@ import (
 	"testing"
 )
 
-// docBlockCommands lists, per fenced code block of a Markdown page, the
-// lines an example runs: netaware commands and the printf lines that write
-// their input files. Other lines (package installs, output) are left out.
-func docBlockCommands(page string) ([][]string, error) {
-	b, err := os.ReadFile(page)
-	if err != nil {
-		return nil, err
-	}
-	var blocks [][]string
-	var cur []string
-	in := false
-	for _, raw := range strings.Split(string(b), "\n") {
-		line := strings.TrimSpace(raw)
-		if strings.HasPrefix(line, "```") {
-			if in && len(cur) > 0 {
-				blocks = append(blocks, cur)
-			}
-			in, cur = !in, nil
-			continue
-		}
-		if in && (isCommand(line) || strings.HasPrefix(line, "printf ")) {
-			cur = append(cur, line)
-		}
-	}
-	return blocks, nil
-}
-
 // slowDocExamples are documented commands that take 10-60 s each on the
 // loaded machine; they run with the other examples (NETAWARE_EXAMPLES=1).
 var slowDocExamples = []string{"netaware infer --platform dichev-n1"}
@@ -99,13 +72,13 @@ func TestClusterDocsExamples(t *testing.T) {
 	})
 	for _, page := range []string{"clustering.md", "inference.md", "longhaul.md"} {
 		t.Run(page, func(t *testing.T) {
-			blocks, err := docBlockCommands(filepath.Join("..", "..", "docs", page))
+			b, err := os.ReadFile(filepath.Join("..", "..", "docs", page))
 			if err != nil {
 				t.Fatal(err)
 			}
 			var lines []string
-			for _, b := range blocks {
-				lines = append(lines, b...)
+			for _, e := range docExamples(string(b)) {
+				lines = append(lines, e.line)
 			}
 			run(t, lines)
 		})

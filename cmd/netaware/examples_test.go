@@ -265,8 +265,9 @@ func TestREADMEWalk(t *testing.T) {
 // docExamples returns the netaware command lines of a Markdown file's
 // shell code blocks (fenced as sh, bash, shell or bare), in order,
 // continuation lines joined, each prefixed with the variable assignments
-// (NAME=value lines) seen before it on the page. Other lines (other
-// programs, comments, output such as "netaware: ...") are not examples.
+// (NAME=value lines) seen before it on the page, and the printf lines that
+// write the input files of the next ones. Other lines (other programs,
+// comments, output such as "netaware: ...") are not examples.
 func docExamples(md string) []example {
 	var out []example
 	block, shell := false, false
@@ -295,7 +296,7 @@ func docExamples(md string) []example {
 			continue
 		}
 		f := strings.Fields(line)
-		if len(f) >= 2 && f[0] == "netaware" && !strings.HasSuffix(f[1], ":") {
+		if len(f) >= 2 && (f[0] == "netaware" && !strings.HasSuffix(f[1], ":") || f[0] == "printf") {
 			out = append(out, example{line: vars + line})
 		}
 	}
@@ -350,9 +351,9 @@ func TestDocsExamplesFinish(t *testing.T) {
 }
 
 func TestDocExamplesParse(t *testing.T) {
-	md := "text\n```sh\nnetaware a \\\n  --b c   # why\necho not ours\n```\n```\nnetaware: an error shown\nnetaware discover: a notice\n```\n```json\nnetaware x\n```\n```bash\nALG=b,c\nnetaware d $ALG\n```\n"
+	md := "text\n```sh\nnetaware a \\\n  --b c   # why\necho not ours\n```\n```\nnetaware: an error shown\nnetaware discover: a notice\n```\n```json\nnetaware x\n```\n```bash\nALG=b,c\nnetaware d $ALG\n```\n```\nprintf ',a\\na,\\n' > m.csv\n```\n"
 	got := docExamples(md)
-	if len(got) != 2 || got[0].line != "netaware a --b c   # why" || got[1].line != "ALG=b,c; netaware d $ALG" {
+	if len(got) != 3 || got[0].line != "netaware a --b c   # why" || got[1].line != "ALG=b,c; netaware d $ALG" || got[2].line != `ALG=b,c; printf ',a\na,\n' > m.csv` {
 		t.Errorf("docExamples = %+v", got)
 	}
 }

@@ -3,6 +3,7 @@ package longhaul
 import (
 	"context"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -145,5 +146,21 @@ func TestDichevSect32NoWindowNeedsNoHelpers(t *testing.T) {
 	}
 	if rep.Chosen != 0 || rep.Best != 0 || rep.Note == "" || rep.Model.Mc != 0 {
 		t.Errorf("report %+v", rep)
+	}
+}
+
+// Sides: ranks of each end's site first; a flat network still fills both.
+func TestSplitSides(t *testing.T) {
+	// Ranks 0-5; src 0, dst 3; 1 and 2 near src, 4 and 5 near dst.
+	rs := []float64{0, 1, 2, 10, 11, 9}
+	rd := []float64{10, 11, 10, 0, 1, 2}
+	src, dst := splitSides(0, 3, rs, rd)
+	if !reflect.DeepEqual(src, []int{1, 2}) || !reflect.DeepEqual(dst, []int{4, 5}) {
+		t.Errorf("sides %v %v", src, dst)
+	}
+	flat := []float64{1, 1, 1, 1, 1, 1}
+	src, dst = splitSides(0, 3, flat, flat)
+	if !reflect.DeepEqual(src, []int{1, 2}) || !reflect.DeepEqual(dst, []int{5, 4}) {
+		t.Errorf("flat sides %v %v", src, dst)
 	}
 }

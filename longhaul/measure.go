@@ -51,8 +51,8 @@ type Report struct {
 
 // Measure runs seed 000 Sect. 3.2's experiment on every rank of c: it
 // measures the round trip t_c from Src and Dst to every rank (a small
-// ping-pong, minimum of 3), puts each other rank on the side it is nearer
-// to (nearest first), transfers Size bytes from Src to Dst with 0, 1 and
+// ping-pong, minimum of 3), splits the other ranks between the two sides
+// by how much nearer each end they are (splitSides), transfers Size bytes from Src to Dst with 0, 1 and
 // each count of opt.Helpers helpers per side, fits Eq. 3.2's beta and m_c
 // to the 0- and 1-helper times, and picks the helper count Eq. 3.2 gives
 // (ChooseHelpers over the measured counts). A transfer's time is Src's
@@ -106,7 +106,7 @@ func Measure(ctx context.Context, c comm.Comm, opt MeasureOptions) (*Report, err
 		rttDst = unfloats(b)
 		src, dst := splitSides(opt.Src, opt.Dst, rttSrc, rttDst)
 		if len(src) < maxH || len(dst) < maxH {
-			err := fmt.Errorf("longhaul: %d ranks are nearer rank %d and %d nearer rank %d: %d helpers per side do not fit", len(src), opt.Src, len(dst), opt.Dst, maxH)
+			err := fmt.Errorf("longhaul: %d ranks for rank %d's side and %d for rank %d's: %d helpers per side do not fit", len(src), opt.Src, len(dst), opt.Dst, maxH)
 			sides = []int{-1}
 			for r := 0; r < n; r++ {
 				if r != me {
@@ -258,20 +258,24 @@ func pingAll(ctx context.Context, c comm.Comm, from, tag int) ([]float64, error)
 	return rtt, nil
 }
 
-// splitSides puts every rank but src and dst on the side it has the
-// shorter round trip to, each side sorted nearest first (ties by rank).
+// splitSides orders every rank but src and dst by how much nearer src
+// than dst it is (rttSrc - rttDst, ties by rank): the sender's side takes
+// helpers from the front, the receiver's from the back. Across a long link
+// each end's own site comes first; on a flat network (a LAN, loopback) the
+// sides still fill, from whichever ranks lean their way.
 func splitSides(src, dst int, rttSrc, rttDst []float64) (srcSide, dstSide []int) {
+	var rs []int
 	for r := range rttSrc {
-		switch {
-		case r == src || r == dst:
-		case rttSrc[r] <= rttDst[r]:
-			srcSide = append(srcSide, r)
-		default:
-			dstSide = append(dstSide, r)
+		if r != src && r != dst {
+			rs = append(rs, r)
 		}
 	}
-	sort.SliceStable(srcSide, func(i, j int) bool { return rttSrc[srcSide[i]] < rttSrc[srcSide[j]] })
-	sort.SliceStable(dstSide, func(i, j int) bool { return rttDst[dstSide[i]] < rttDst[dstSide[j]] })
+	sort.SliceStable(rs, func(i, j int) bool { return rttSrc[rs[i]]-rttDst[rs[i]] < rttSrc[rs[j]]-rttDst[rs[j]] })
+	half := len(rs) / 2
+	srcSide = append(srcSide, rs[:half]...)
+	for i := len(rs) - 1; i >= half; i-- {
+		dstSide = append(dstSide, rs[i])
+	}
 	return srcSide, dstSide
 }
 

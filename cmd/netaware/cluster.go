@@ -221,11 +221,26 @@ func datasetDistance(ds *probe.Dataset, kind string, size int) (dist, sim *clust
 		if kind == "plogp" {
 			dist, _, err = cluster.PLogPDistance(n, at)
 		} else {
+			// Eq. 3.5's vectors have an entry per rank: over the ranks
+			// the campaign measured, embedded in the world's matrix.
+			pts := plogpRanks(ds)
 			var v [][]float64
-			if v, err = cluster.PLogPFeatures(n, at); err != nil {
-				return nil, nil, fmt.Errorf("--distance features needs every pair of the world measured (%w); use --distance plogp for a subset", err)
+			if v, err = cluster.PLogPFeatures(len(pts), func(i, j int) (cluster.PLogPParams, bool) { return at(pts[i], pts[j]) }); err != nil {
+				return nil, nil, fmt.Errorf("--distance features needs every pair of the measured ranks (%w); --distance plogp takes holes", err)
 			}
-			dist, err = cluster.EuclideanDistance(v)
+			var sub *cluster.Matrix
+			if sub, err = cluster.EuclideanDistance(v); err != nil {
+				return nil, nil, err
+			}
+			dist = cluster.NewMatrix(n)
+			for i := range dist.Data {
+				dist.Data[i] = math.NaN()
+			}
+			for a, i := range pts {
+				for b, j := range pts {
+					dist.Data[i*n+j] = sub.At(a, b)
+				}
+			}
 		}
 	case "bandwidth":
 		if ds.Bandwidth == nil {
@@ -249,6 +264,15 @@ func datasetDistance(ds *probe.Dataset, kind string, size int) (dist, sim *clust
 		sim = cluster.InverseSimilarity(dist)
 	}
 	return dist, sim, nil
+}
+
+// plogpRanks lists the ranks of the dataset's PLogP pairs, in order.
+func plogpRanks(ds *probe.Dataset) []int {
+	seen := map[int]bool{}
+	for _, p := range ds.PLogP.Pairs {
+		seen[p.A], seen[p.B] = true, true
+	}
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // plogpAt reads the PLogP parameters of the ordered pair i->j at m bytes

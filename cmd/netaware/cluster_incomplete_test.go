@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,5 +74,29 @@ func TestClusterCSV(t *testing.T) {
 	}
 	if tp, err := topo.ReadFile(out); err != nil || len(tp.Levels[0].Groups) != 2 {
 		t.Errorf("bandwidth csv levels: %v %+v", err, tp)
+	}
+}
+
+// Seed 003 Eq. 3.5's feature vectors over the ranks a PLogP campaign
+// measured (2 hosts of Bordeaux, 2 of Toulouse): the two sites.
+func TestClusterSubsetFeatures(t *testing.T) {
+	dir := t.TempDir()
+	ds, out := filepath.Join(dir, "d.json"), filepath.Join(dir, "t.json")
+	if _, stderr, code := runCLI(t, "probe", "plogp", "--platform", "grid5000-4sites", "--ranks", "0-1,32-33", "--reps", "4", "--max-size", "16", "--max-extra", "0", "--sat-max", "320", "-q", "--out", ds); code != 0 {
+		t.Fatal(stderr)
+	}
+	if _, stderr, code := runCLI(t, "cluster", ds, "--distance", "features", "--out", out); code != 0 {
+		t.Fatal(stderr)
+	}
+	tp, err := topo.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, l := range tp.Levels {
+		found = found || fmt.Sprint(l.Groups) == "[[0 1] [2 3]]"
+	}
+	if tp.Size != 4 || !found {
+		t.Errorf("levels %+v", tp.Levels)
 	}
 }

@@ -5,9 +5,9 @@ import (
 	"math"
 	"slices"
 
+	"netaware/dataset"
 	"netaware/metrics"
 	"netaware/platform"
-	"netaware/probe"
 	"netaware/topo"
 )
 
@@ -36,7 +36,7 @@ const linkQueries = 2000
 
 // accuracy scores found against the truth (levels always; link queries and
 // latency ratios when the pieces they need are there).
-func accuracy(t *topo.Topology, truth []topo.Level, plat *platform.Platform, ds *probe.Dataset, seed uint64) (*Accuracy, error) {
+func accuracy(t *topo.Topology, truth []topo.Level, plat *platform.Platform, ds *dataset.Dataset, seed uint64) (*Accuracy, error) {
 	a := &Accuracy{}
 	var err error
 	if len(truth) > 0 {

@@ -4,7 +4,7 @@ import (
 	"math"
 	"slices"
 
-	"netaware/probe"
+	"netaware/dataset"
 	"netaware/topo"
 )
 
@@ -106,7 +106,7 @@ func median(v []float64) float64 {
 }
 
 // rttPairs lists the minimum RTT of every measured pair.
-func rttPairs(ds *probe.Dataset) []pairValue {
+func rttPairs(ds *dataset.Dataset) []pairValue {
 	if ds == nil || ds.RTT == nil {
 		return nil
 	}
@@ -119,7 +119,7 @@ func rttPairs(ds *probe.Dataset) []pairValue {
 
 // bandwidthPairs lists the bulk bandwidth of every measured pair, or, when
 // no bulk bandwidth was measured, the Hockney fit's bandwidth.
-func bandwidthPairs(ds *probe.Dataset) []pairValue {
+func bandwidthPairs(ds *dataset.Dataset) []pairValue {
 	if ds == nil {
 		return nil
 	}

@@ -15,8 +15,8 @@ import (
 	"testing"
 
 	"netaware/cluster"
+	"netaware/dataset"
 	"netaware/model"
-	"netaware/probe"
 	"netaware/topo"
 )
 
@@ -195,17 +195,17 @@ func small8() Input {
 	for r := 0; r < n; r++ {
 		t.Ranks = append(t.Ranks, topo.Rank{Rank: r, Host: fmt.Sprintf("n%d", r/4)})
 	}
-	ds := &probe.Dataset{Version: probe.DatasetVersion, World: probe.World{Kind: "sim", Platform: "small8", Size: n}}
-	ds.RTT = &probe.RTTSection{PairsTotal: 28, Complete: true, ClockS: 0.4, Runs: 1}
-	ds.Bandwidth = &probe.BandwidthSection{PairsTotal: 28, Complete: true, ClockS: 0.1, Runs: 1}
+	ds := &dataset.Dataset{Version: dataset.Version, World: dataset.World{Kind: "sim", Platform: "small8", Size: n}}
+	ds.RTT = &dataset.RTTSection{PairsTotal: 28, Complete: true, ClockS: 0.4, Runs: 1}
+	ds.Bandwidth = &dataset.BandwidthSection{PairsTotal: 28, Complete: true, ClockS: 0.1, Runs: 1}
 	for a := 0; a < n; a++ {
 		for b := a + 1; b < n; b++ {
 			rtt, bw := 20e-6, 1e9
 			if a/4 != b/4 {
 				rtt, bw = 2e-3, 1e8
 			}
-			ds.RTT.Pairs = append(ds.RTT.Pairs, probe.PairResult[probe.RTTResult]{A: a, B: b, Result: probe.RTTResult{MinS: rtt}})
-			ds.Bandwidth.Pairs = append(ds.Bandwidth.Pairs, probe.PairResult[probe.BandwidthResult]{A: a, B: b, Result: probe.BandwidthResult{BandwidthBps: bw}})
+			ds.RTT.Pairs = append(ds.RTT.Pairs, dataset.PairResult[dataset.RTTResult]{A: a, B: b, Result: dataset.RTTResult{MinS: rtt}})
+			ds.Bandwidth.Pairs = append(ds.Bandwidth.Pairs, dataset.PairResult[dataset.BandwidthResult]{A: a, B: b, Result: dataset.BandwidthResult{BandwidthBps: bw}})
 		}
 	}
 	return Input{Title: "small8", Date: "2026-11-21", Topology: t, Dataset: ds, Truth: t.Levels, TruthName: "small8"}

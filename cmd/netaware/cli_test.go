@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"netaware/probe"
+	"netaware/dataset"
 )
 
 // runCLI runs a command line in this process as main does and returns its
@@ -146,10 +146,10 @@ func TestOutputFilesAre0644(t *testing.T) {
 // TestWarnImplausibleListsAndBounds: implausible values go to stderr, ten
 // at most, then a line saying where all of them are marked.
 func TestWarnImplausibleListsAndBounds(t *testing.T) {
-	ds := &probe.Dataset{World: probe.World{Kind: "local", Size: 13}, PLogP: &probe.PLogPSection{}}
+	ds := &dataset.Dataset{World: dataset.World{Kind: "local", Size: 13}, PLogP: &dataset.PLogPSection{}}
 	for b := 1; b <= 12; b++ {
-		ds.PLogP.Pairs = append(ds.PLogP.Pairs, probe.PairResult[probe.PLogPResult]{A: 0, B: b,
-			Result: probe.PLogPResult{LS: -2.719e-6, G0S: 1e-6, Sizes: []probe.PLogPSize{{RTT: probe.Summary{Mean: 1e-5, Min: 1e-5}, GS: 1e-6}}}})
+		ds.PLogP.Pairs = append(ds.PLogP.Pairs, dataset.PairResult[dataset.PLogPResult]{A: 0, B: b,
+			Result: dataset.PLogPResult{LS: -2.719e-6, G0S: 1e-6, Sizes: []dataset.PLogPSize{{RTT: dataset.Summary{Mean: 1e-5, Min: 1e-5}, GS: 1e-6}}}})
 	}
 	var buf bytes.Buffer
 	warnImplausible(&buf, ds, "d.json")

@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"netaware/cluster"
-	"netaware/probe"
+	"netaware/dataset"
 	"netaware/topo"
 )
 
@@ -86,7 +86,7 @@ without --ranks, or 'netaware discover --level thorough').`,
 		if !(minJump > 0) {
 			return usagef("--min-jump %g: want a positive fraction", minJump)
 		}
-		ds, err := probe.Load(args[0])
+		ds, err := dataset.Load(args[0])
 		if err != nil {
 			return err
 		}
@@ -139,7 +139,7 @@ func contains(s []string, v string) bool {
 
 // datasetDistance builds the distance matrix (and a similarity for the
 // modularity methods) from a dataset section.
-func datasetDistance(ds *probe.Dataset, kind string, size int) (dist, sim *cluster.Matrix, err error) {
+func datasetDistance(ds *dataset.Dataset, kind string, size int) (dist, sim *cluster.Matrix, err error) {
 	n := ds.World.Size
 	var missing int
 	switch kind {
@@ -196,9 +196,9 @@ func datasetDistance(ds *probe.Dataset, kind string, size int) (dist, sim *clust
 
 // plogpAt reads the PLogP parameters of the ordered pair i->j at m bytes
 // (of j->i when only that direction was measured).
-func plogpAt(ds *probe.Dataset, m int) func(i, j int) (cluster.PLogPParams, bool) {
+func plogpAt(ds *dataset.Dataset, m int) func(i, j int) (cluster.PLogPParams, bool) {
 	type key struct{ a, b int }
-	idx := map[key]*probe.PLogPResult{}
+	idx := map[key]*dataset.PLogPResult{}
 	for k := range ds.PLogP.Pairs {
 		p := &ds.PLogP.Pairs[k]
 		idx[key{p.A, p.B}] = &p.Result

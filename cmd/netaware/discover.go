@@ -17,12 +17,12 @@ import (
 	"netaware/cluster"
 	"netaware/comm"
 	"netaware/comm/tcp"
+	"netaware/dataset"
 	"netaware/discover"
 	"netaware/internal/atomicfile"
 	"netaware/model"
 	"netaware/order"
 	"netaware/platform"
-	"netaware/probe"
 	"netaware/report"
 	"netaware/topo"
 )
@@ -112,7 +112,7 @@ built-in simulated platform ` + defaultPlatform + ` and says so.`,
 		// that an interrupted discovery leaves them in OUT/dataset.json.
 		ck := &checkpointer{path: filepath.Join(out, "dataset.json"), interval: 5 * time.Second, last: start}
 		kept := false
-		opt.Checkpoint = func(ds *probe.Dataset, final bool) error {
+		opt.Checkpoint = func(ds *dataset.Dataset, final bool) error {
 			w := (&campaignFlags{wf: wf}).worldDesc(ds.World.Size)
 			ds.World.Kind, ds.World.Platform, ds.World.Noise, ds.World.NoiseSeed = w.Kind, w.Platform, w.Noise, w.NoiseSeed
 			saved := ck.last

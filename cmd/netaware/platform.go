@@ -16,7 +16,6 @@ import (
 
 	"netaware/internal/atomicfile"
 	"netaware/platform"
-	"netaware/topo"
 )
 
 func init() { register(newPlatformCmd) }
@@ -511,31 +510,17 @@ Examples:
 			if p, err = pf.apply(p); err != nil {
 				return err
 			}
-			levels := p.Truth()
 			if !asJSON {
 				fmt.Fprintf(cmd.OutOrStdout(), "platform %s: %d ranks\n", p.Name, p.NumRanks())
-				platformWriteLevels(cmd.OutOrStdout(), levels)
+				platformWriteLevels(cmd.OutOrStdout(), p.Truth())
 				return nil
 			}
-			return platformJSON(cmd.OutOrStdout(), platformTruthTopology(p, levels))
+			return platformJSON(cmd.OutOrStdout(), p.TruthTopology())
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a topology.json document")
 	pf = addPlatformPlacementFlags(cmd)
 	return cmd
-}
-
-func platformTruthTopology(p *platform.Platform, levels []platform.Level) *topo.Topology {
-	t := &topo.Topology{Version: topo.Version, Size: p.NumRanks(),
-		Method: &topo.Method{Name: "platform-ground-truth", Params: map[string]any{"platform": p.Name}}}
-	for r := range p.NumRanks() {
-		host, socket, core := p.RankIdentity(r)
-		t.Ranks = append(t.Ranks, topo.Rank{Rank: r, Host: host, Socket: &socket, Core: &core})
-	}
-	for _, l := range levels {
-		t.Levels = append(t.Levels, topo.Level{Name: l.Name, Groups: l.Groups})
-	}
-	return t
 }
 
 func newPlatformExportCmd() *cobra.Command {

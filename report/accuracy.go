@@ -3,11 +3,11 @@ package report
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"netaware/dataset"
 	"netaware/metrics"
 	"netaware/platform"
+	"netaware/score"
 	"netaware/topo"
 )
 
@@ -52,27 +52,15 @@ func accuracy(t *topo.Topology, truth []topo.Level, plat *platform.Platform, ds 
 		return nil, fmt.Errorf("accuracy: tree paths: %w", err)
 	}
 	if plat != nil && plat.NumRanks() == t.Size {
-		var ends []int
-		for h := range plat.Hosts() {
-			if rs := plat.HostRanks(h); len(rs) > 0 {
-				ends = append(ends, rs[0])
-			}
-		}
-		if len(ends) >= 4 {
-			truthOracle := func(a, b, c, d int) (bool, error) {
-				r1, r2 := plat.Route(a, b), plat.Route(c, d)
-				for _, x := range r1.Forward {
-					if slices.Contains(r2.Forward, x) {
-						return true, nil
-					}
-				}
-				return false, nil
-			}
-			res, err := metrics.SharedLinkQueries(ends, linkQueries, seed, paths.SharesLinkDirected, truthOracle)
+		// The same queries as topo compare's same-direction row (package
+		// score), with fewer of them.
+		truth := score.FromPlatform(plat.Name, plat)
+		if len(truth.Endpoints) >= 4 {
+			res, err := metrics.SharedLinkQueries(truth.Endpoints, linkQueries, seed, paths.SharesLinkDirected, truth.SharesDir)
 			if err != nil {
 				return nil, fmt.Errorf("accuracy: shared-link queries: %w", err)
 			}
-			a.Links, a.LinkEndpoints = &res, len(ends)
+			a.Links, a.LinkEndpoints = &res, len(truth.Endpoints)
 		}
 	}
 	if ds != nil && ds.RTT != nil && len(ds.RTT.Pairs) > 0 && t.Size <= MaxMatrixRanks && ds.World.Size <= MaxMatrixRanks {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"netaware/internal/atomicfile"
+
 	"fmt"
 	"os"
 	"runtime"
@@ -28,7 +30,7 @@ func (p *profiling) start() error {
 	if p.cpu == "" {
 		return nil
 	}
-	f, err := os.Create(p.cpu)
+	f, err := atomicfile.Create(p.cpu)
 	if err != nil {
 		return fmt.Errorf("--cpuprofile: %w", err)
 	}
@@ -53,7 +55,7 @@ func (p *profiling) stop() error {
 	if p.mem == "" {
 		return nil
 	}
-	f, err := os.Create(p.mem)
+	f, err := atomicfile.Create(p.mem)
 	if err != nil {
 		return fmt.Errorf("--memprofile: %w", err)
 	}

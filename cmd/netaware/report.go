@@ -3,15 +3,13 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"netaware/platform"
 	"netaware/report"
-	"netaware/topo"
+	"netaware/score"
 )
 
 func init() { register(newReportCmd) }
@@ -91,28 +89,24 @@ leaves the accuracy section out.`,
 // attachTruth fills the report's truth from --truth, or from the dataset's
 // simulated platform when --truth is not given.
 func attachTruth(in *report.Input, arg string, cmd *cobra.Command) error {
-	switch {
-	case arg == "none":
+	switch arg {
+	case "none":
 		return nil
-	case strings.EqualFold(filepath.Ext(arg), ".json"):
-		t, err := topo.ReadFile(arg)
+	case "":
+	default:
+		t, err := score.LoadTruth(arg)
 		if err != nil {
 			return fmt.Errorf("--truth: %w", err)
 		}
 		if t.Size != in.Topology.Size {
 			return fmt.Errorf("--truth %s: %d ranks, the topology has %d", arg, t.Size, in.Topology.Size)
 		}
-		in.Truth, in.TruthName = t.Levels, arg
-		return nil
-	case arg != "":
-		p, err := platform.Load(arg)
-		if err != nil {
-			return fmt.Errorf("--truth: %w", err)
+		if t.Platform != nil {
+			in.Platform = t.Platform
+		} else {
+			in.Truth = t.Levels
 		}
-		if p.NumRanks() != in.Topology.Size {
-			return fmt.Errorf("--truth %s: the platform places %d ranks, the topology has %d", arg, p.NumRanks(), in.Topology.Size)
-		}
-		in.Platform, in.TruthName = p, arg
+		in.TruthName = arg
 		return nil
 	}
 	ds := in.Dataset

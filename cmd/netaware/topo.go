@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -16,7 +14,7 @@ import (
 
 	"netaware/internal/atomicfile"
 	"netaware/metrics"
-	"netaware/platform"
+	"netaware/score"
 	"netaware/topo"
 )
 
@@ -248,41 +246,10 @@ bandwidth.`,
 	return cmd
 }
 
-// compareReport is the --json output of topo compare.
-type compareReport struct {
-	Found       string                   `json:"found"`
-	Truth       string                   `json:"truth"`
-	TruthKind   string                   `json:"truth_kind"` // "platform" or "topology"
-	Size        int                      `json:"size"`
-	Levels      []metrics.LevelScore     `json:"levels"`
-	Endpoints   int                      `json:"endpoints,omitempty"`
-	EndpointsOf string                   `json:"endpoints_of,omitempty"` // "hosts" or "ranks"
-	LinkQueries *metrics.LinkQueryResult `json:"shared_link_queries,omitempty"`
-	DirQueries  *metrics.LinkQueryResult `json:"shared_link_queries_directed,omitempty"`
-	QuerySeed   uint64                   `json:"query_seed,omitempty"`
-	Latency     *metrics.LatencySummary  `json:"latency_ratios,omitempty"`
-	Notes       []string                 `json:"notes,omitempty"`
-}
-
-// truthSource is what compare scores against.
-type truthSource struct {
-	name   string
-	kind   string
-	size   int
-	levels []topo.Level
-	// endpoints: one rank per host when hosts are known, else every rank.
-	endpoints   []int
-	endpointsOf string
-	shares      metrics.LinkOracle // nil when the truth has no routes or tree
-	sharesDir   metrics.LinkOracle
-	latency     metrics.LatencyFunc
-}
-
 func newTopoCompareCmd() *cobra.Command {
 	var truthArg string
 	var asJSON bool
-	var queries, maxPairs int
-	var seed uint64
+	opt := score.DefaultOptions()
 	cmd := &cobra.Command{
 		Use:   "compare FILE --truth PLATFORM|FILE2",
 		Short: "Score a topology against ground truth (NMI, ARI, accuracy, link queries, latency)",
@@ -311,18 +278,18 @@ within 5% and 10% of 1.0, the median, and a histogram.`,
 			if truthArg == "" {
 				return usagef("topo compare needs --truth PLATFORM|FILE2")
 			}
-			if queries < 0 || maxPairs < 1 {
+			if opt.Queries < 0 || opt.MaxPairs < 1 {
 				return usagef("--queries must be >= 0 and --max-pairs >= 1")
 			}
 			found, err := topo.ReadFile(args[0])
 			if err != nil {
 				return err
 			}
-			truth, err := loadTruth(truthArg)
+			truth, err := score.LoadTruth(truthArg)
 			if err != nil {
-				return err
+				return fmt.Errorf("--truth: %w", err)
 			}
-			rep, err := compareTopology(found, args[0], truth, queries, seed, maxPairs)
+			rep, err := score.Compare(found, args[0], truth, opt)
 			if err != nil {
 				return err
 			}
@@ -338,168 +305,13 @@ within 5% and 10% of 1.0, the median, and a histogram.`,
 	f := cmd.Flags()
 	f.StringVar(&truthArg, "truth", "", "ground truth: a platform (built-in name or platform.yaml) or a topology.json")
 	f.BoolVar(&asJSON, "json", false, "print the scores as JSON")
-	f.IntVar(&queries, "queries", 10000, "number of random shared-link queries (0 = none)")
-	f.Uint64Var(&seed, "seed", 1, "seed of the random queries and of the latency pair sample")
-	f.IntVar(&maxPairs, "max-pairs", 200000, "latency ratios: sample this many host pairs at most")
+	f.IntVar(&opt.Queries, "queries", opt.Queries, "number of random shared-link queries (0 = none)")
+	f.Uint64Var(&opt.Seed, "seed", opt.Seed, "seed of the random queries and of the latency pair sample")
+	f.IntVar(&opt.MaxPairs, "max-pairs", opt.MaxPairs, "latency ratios: sample this many host pairs at most")
 	return cmd
 }
 
-// loadTruth reads a topology.json when the argument is a .json file, and a
-// platform otherwise.
-func loadTruth(arg string) (*truthSource, error) {
-	if strings.EqualFold(filepath.Ext(arg), ".json") {
-		t, err := topo.ReadFile(arg)
-		if err != nil {
-			return nil, fmt.Errorf("--truth: %w", err)
-		}
-		return truthFromTopology(arg, t)
-	}
-	p, err := platform.Load(arg)
-	if err != nil {
-		return nil, fmt.Errorf("--truth: %w", err)
-	}
-	return truthFromPlatform(arg, p), nil
-}
-
-func truthFromTopology(name string, t *topo.Topology) (*truthSource, error) {
-	ts := &truthSource{name: name, kind: "topology", size: t.Size, levels: t.Levels}
-	ts.endpoints, ts.endpointsOf = endpointsOf(t)
-	if t.Tree != nil {
-		p, err := t.Paths()
-		if err != nil {
-			return nil, fmt.Errorf("--truth %s: %w", name, err)
-		}
-		ts.shares = p.SharesLink
-		ts.sharesDir = p.SharesLinkDirected
-		ts.latency = p.PathLatency
-	}
-	return ts, nil
-}
-
-func truthFromPlatform(name string, p *platform.Platform) *truthSource {
-	ts := &truthSource{name: name, kind: "platform", size: p.NumRanks(), endpointsOf: "hosts"}
-	ts.levels = p.TruthLevels()
-	for h := range p.Hosts() {
-		if rs := p.HostRanks(h); len(rs) > 0 {
-			ts.endpoints = append(ts.endpoints, rs[0])
-		}
-	}
-	routeRes := func(a, b int) (fwd, both map[int]bool) {
-		r := p.Route(a, b)
-		fwd, both = map[int]bool{}, map[int]bool{}
-		for _, x := range r.Forward {
-			fwd[x], both[x] = true, true
-		}
-		for _, x := range r.Reverse {
-			both[x] = true
-		}
-		return fwd, both
-	}
-	// Same direction: the forward resources intersect. Any direction: a
-	// forward resource of one flow is a forward or reverse resource of the
-	// other (the reverse path uses the other direction of the same links).
-	ts.sharesDir = func(a, b, c, d int) (bool, error) {
-		f1, _ := routeRes(a, b)
-		for _, x := range p.Route(c, d).Forward {
-			if f1[x] {
-				return true, nil
-			}
-		}
-		return false, nil
-	}
-	ts.shares = func(a, b, c, d int) (bool, error) {
-		_, b1 := routeRes(a, b)
-		for _, x := range p.Route(c, d).Forward {
-			if b1[x] {
-				return true, nil
-			}
-		}
-		return false, nil
-	}
-	ts.latency = func(a, b int) (float64, error) { return p.Route(a, b).LatencyS, nil }
-	return ts
-}
-
-// endpointsOf picks one rank per host (the lowest) when every rank has a
-// host name, since seed 002 queries hosts; otherwise every rank.
-func endpointsOf(t *topo.Topology) ([]int, string) {
-	groups, _, err := t.HostPartition()
-	if err != nil {
-		all := make([]int, t.Size)
-		for i := range all {
-			all[i] = i
-		}
-		return all, "ranks"
-	}
-	var eps []int
-	for _, g := range groups {
-		eps = append(eps, g[0])
-	}
-	return eps, "hosts"
-}
-
-func compareTopology(found *topo.Topology, foundName string, truth *truthSource, queries int, seed uint64, maxPairs int) (*compareReport, error) {
-	if found.Size != truth.size {
-		return nil, fmt.Errorf("%s has %d ranks but the truth %s has %d", foundName, found.Size, truth.name, truth.size)
-	}
-	rep := &compareReport{Found: foundName, Truth: truth.name, TruthKind: truth.kind, Size: found.Size}
-	if len(found.Levels) == 0 {
-		rep.Notes = append(rep.Notes, "the found topology has no levels: no partition scores")
-	} else if len(truth.levels) == 0 {
-		rep.Notes = append(rep.Notes, "the truth has no levels: no partition scores")
-	} else {
-		scores, err := metrics.Compare(found.Levels, truth.levels)
-		if err != nil {
-			return nil, err
-		}
-		rep.Levels = scores
-	}
-	if found.Tree == nil {
-		rep.Notes = append(rep.Notes, "the found topology has no tree: no shared-link queries or latency ratios")
-		return rep, nil
-	}
-	if truth.shares == nil {
-		rep.Notes = append(rep.Notes, "the truth has no tree or routes: no shared-link queries or latency ratios")
-		return rep, nil
-	}
-	paths, err := found.Paths()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", foundName, err)
-	}
-	rep.Endpoints, rep.EndpointsOf = len(truth.endpoints), truth.endpointsOf
-	if queries > 0 {
-		if len(truth.endpoints) < 4 {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("only %d %s: shared-link queries need 4", len(truth.endpoints), truth.endpointsOf))
-		} else {
-			r, err := metrics.SharedLinkQueries(truth.endpoints, queries, seed, paths.SharesLink, truth.shares)
-			if err != nil {
-				return nil, err
-			}
-			rd, err := metrics.SharedLinkQueries(truth.endpoints, queries, seed, paths.SharesLinkDirected, truth.sharesDir)
-			if err != nil {
-				return nil, err
-			}
-			rep.LinkQueries, rep.DirQueries, rep.QuerySeed = &r, &rd, seed
-		}
-	}
-	pairs := metrics.AllPairs(truth.endpoints)
-	if len(pairs) > maxPairs {
-		rng := rand.New(rand.NewPCG(seed, 0x1a7e))
-		rng.Shuffle(len(pairs), func(i, j int) { pairs[i], pairs[j] = pairs[j], pairs[i] })
-		pairs = pairs[:maxPairs]
-		rep.Notes = append(rep.Notes, fmt.Sprintf("latency ratios over a random sample of %d pairs", maxPairs))
-	}
-	if len(pairs) > 0 {
-		_, s, err := metrics.LatencyRatios(pairs, paths.PathLatency, truth.latency)
-		if err != nil {
-			return nil, err
-		}
-		rep.Latency = &s
-	}
-	return rep, nil
-}
-
-func printCompare(w io.Writer, rep *compareReport) {
+func printCompare(w io.Writer, rep *score.Report) {
 	fmt.Fprintf(w, "found: %s (%d ranks)\ntruth: %s %s\n", rep.Found, rep.Size, rep.TruthKind, rep.Truth)
 	if len(rep.Levels) > 0 {
 		fmt.Fprintln(w)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -57,8 +58,14 @@ func canonicalFormat(name string) string {
 	return strings.ToLower(name)
 }
 
+// topoConvertOptions are 'netaware topo convert”s options.
+type topoConvertOptions struct {
+	streams
+	in, to, from, outFile, hostsFrom string
+}
+
 func newTopoConvertCmd() *cobra.Command {
-	var to, from, out, hostsFrom string
+	o := &topoConvertOptions{from: "json"}
 	cmd := &cobra.Command{
 		Use:   "convert IN --to FORMAT [-o OUT]",
 		Short: "Convert a topology to DOT, Slurm, MPICH, LGate, text or JSON",
@@ -89,48 +96,60 @@ Input formats (--from):
   MPIR_CVAR_COORDINATES_FILE=coords.txt mpiexec -n 64 ./app
   netaware topo convert groups.lgate --from lgate --to json -o topology.json`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if to == "" {
-				return usagef("topo convert needs --to FORMAT (%s)", strings.Join(topoFormats, ", "))
-			}
-			to, from = canonicalFormat(to), canonicalFormat(from)
-			if !slices.Contains(topoFormats, to) {
-				return usagef("--to %q: want one of %s", to, strings.Join(topoFormats, ", "))
-			}
-			if !slices.Contains(topoInputFormats, from) {
-				return usagef("--from %q: want one of %s", from, strings.Join(topoInputFormats, ", "))
-			}
-			if from == "slurm" && hostsFrom == "" {
-				return usagef("--from slurm needs --hosts-from FILE (a topology.json with the ranks' host names)")
-			}
-			if from != "slurm" && hostsFrom != "" {
-				return usagef("--hosts-from only applies to --from slurm")
-			}
-			t, err := readTopologyAs(args[0], from, hostsFrom)
-			if err != nil {
-				return err
-			}
-			var buf bytes.Buffer
-			if err := writeTopologyAs(&buf, t, to); err != nil {
-				return fmt.Errorf("%s -> %s: %w", args[0], to, err)
-			}
-			if out == "" || out == "-" {
-				_, err := cmd.OutOrStdout().Write(buf.Bytes())
-				return err
-			}
-			if err := atomicfile.WriteFile(out, buf.Bytes()); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", out)
-			return nil
-		},
+		RunE: runOptions(o),
 	}
 	f := cmd.Flags()
-	f.StringVar(&to, "to", "", "output format: "+strings.Join(topoFormats, ", ")+" (mpich is mpich-coords)")
-	f.StringVar(&from, "from", "json", "input format: "+strings.Join(topoInputFormats, ", ")+" (mpich is mpich-coords)")
-	f.StringVarP(&out, "output", "o", "", "write to this file (atomically) instead of standard output")
-	f.StringVar(&hostsFrom, "hosts-from", "", "with --from slurm: topology.json giving each rank's host name")
+	f.StringVar(&o.to, "to", "", "output format: "+strings.Join(topoFormats, ", ")+" (mpich is mpich-coords)")
+	f.StringVar(&o.from, "from", o.from, "input format: "+strings.Join(topoInputFormats, ", ")+" (mpich is mpich-coords)")
+	f.StringVarP(&o.outFile, "output", "o", "", "write to this file (atomically) instead of standard output")
+	f.StringVar(&o.hostsFrom, "hosts-from", "", "with --from slurm: topology.json giving each rank's host name")
 	return cmd
+}
+
+func (o *topoConvertOptions) complete(cmd *cobra.Command, args []string) error {
+	o.completeStreams(cmd)
+	o.in = args[0]
+	o.to, o.from = canonicalFormat(o.to), canonicalFormat(o.from)
+	return nil
+}
+
+func (o *topoConvertOptions) validate() error {
+	if o.to == "" {
+		return usagef("topo convert needs --to FORMAT (%s)", strings.Join(topoFormats, ", "))
+	}
+	if !slices.Contains(topoFormats, o.to) {
+		return usagef("--to %q: want one of %s", o.to, strings.Join(topoFormats, ", "))
+	}
+	if !slices.Contains(topoInputFormats, o.from) {
+		return usagef("--from %q: want one of %s", o.from, strings.Join(topoInputFormats, ", "))
+	}
+	if o.from == "slurm" && o.hostsFrom == "" {
+		return usagef("--from slurm needs --hosts-from FILE (a topology.json with the ranks' host names)")
+	}
+	if o.from != "slurm" && o.hostsFrom != "" {
+		return usagef("--hosts-from only applies to --from slurm")
+	}
+	return nil
+}
+
+func (o *topoConvertOptions) run(context.Context) error {
+	t, err := readTopologyAs(o.in, o.from, o.hostsFrom)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := writeTopologyAs(&buf, t, o.to); err != nil {
+		return fmt.Errorf("%s -> %s: %w", o.in, o.to, err)
+	}
+	if o.outFile == "" || o.outFile == "-" {
+		_, err := o.out.Write(buf.Bytes())
+		return err
+	}
+	if err := atomicfile.WriteFile(o.outFile, buf.Bytes()); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.out, "wrote %s\n", o.outFile)
+	return nil
 }
 
 func readTopologyAs(path, format, hostsFrom string) (*topo.Topology, error) {
@@ -217,8 +236,15 @@ func summarizeTopology(file string, t *topo.Topology) topoSummary {
 	return s
 }
 
+// topoShowOptions are 'netaware topo show”s options.
+type topoShowOptions struct {
+	streams
+	file   string
+	asJSON bool
+}
+
 func newTopoShowCmd() *cobra.Command {
-	var asJSON bool
+	o := &topoShowOptions{}
 	cmd := &cobra.Command{
 		Use:   "show FILE",
 		Short: "Print a topology.json as a tree with a level summary",
@@ -231,25 +257,41 @@ bandwidth.`,
   netaware topo show topology.json | less
   netaware topo show topology.json --json`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			t, err := topo.ReadFile(args[0])
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return probeWriteJSON(cmd.OutOrStdout(), summarizeTopology(args[0], t))
-			}
-			return t.WriteText(cmd.OutOrStdout())
-		},
+		RunE: runOptions(o),
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the summary (ranks, hosts, levels, method, cost) as JSON")
+	cmd.Flags().BoolVar(&o.asJSON, "json", false, "print the summary (ranks, hosts, levels, method, cost) as JSON")
 	return cmd
 }
 
+func (o *topoShowOptions) complete(cmd *cobra.Command, args []string) error {
+	o.completeStreams(cmd)
+	o.file = args[0]
+	return nil
+}
+
+func (o *topoShowOptions) validate() error { return nil }
+
+func (o *topoShowOptions) run(context.Context) error {
+	t, err := topo.ReadFile(o.file)
+	if err != nil {
+		return err
+	}
+	if o.asJSON {
+		return probeWriteJSON(o.out, summarizeTopology(o.file, t))
+	}
+	return t.WriteText(o.out)
+}
+
+// topoCompareOptions are 'netaware topo compare”s options.
+type topoCompareOptions struct {
+	streams
+	found, truth string
+	asJSON       bool
+	score        score.Options
+}
+
 func newTopoCompareCmd() *cobra.Command {
-	var truthArg string
-	var asJSON bool
-	opt := score.DefaultOptions()
+	o := &topoCompareOptions{score: score.DefaultOptions()}
 	cmd := &cobra.Command{
 		Use:   "compare FILE --truth PLATFORM|FILE2",
 		Short: "Score a topology against ground truth (NMI, ARI, accuracy, link queries, latency)",
@@ -274,41 +316,53 @@ within 5% and 10% of 1.0, the median, and a histogram.`,
   netaware topo compare topology.json --truth platform.yaml --queries 100000 --seed 7
   netaware topo compare found.json --truth expected.json --json`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if truthArg == "" {
-				return usagef("topo compare needs --truth PLATFORM|FILE2")
-			}
-			if opt.Queries < 0 || opt.MaxPairs < 1 {
-				return usagef("--queries must be >= 0 and --max-pairs >= 1")
-			}
-			found, err := topo.ReadFile(args[0])
-			if err != nil {
-				return err
-			}
-			truth, err := score.LoadTruth(truthArg)
-			if err != nil {
-				return fmt.Errorf("--truth: %w", err)
-			}
-			rep, err := score.Compare(found, args[0], truth, opt)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				return enc.Encode(rep)
-			}
-			printCompare(cmd.OutOrStdout(), rep)
-			return nil
-		},
+		RunE: runOptions(o),
 	}
 	f := cmd.Flags()
-	f.StringVar(&truthArg, "truth", "", "ground truth: a platform (built-in name or platform.yaml) or a topology.json")
-	f.BoolVar(&asJSON, "json", false, "print the scores as JSON")
-	f.IntVar(&opt.Queries, "queries", opt.Queries, "number of random shared-link queries (0 = none)")
-	f.Uint64Var(&opt.Seed, "seed", opt.Seed, "seed of the random queries and of the latency pair sample")
-	f.IntVar(&opt.MaxPairs, "max-pairs", opt.MaxPairs, "latency ratios: sample this many host pairs at most")
+	f.StringVar(&o.truth, "truth", "", "ground truth: a platform (built-in name or platform.yaml) or a topology.json")
+	f.BoolVar(&o.asJSON, "json", false, "print the scores as JSON")
+	f.IntVar(&o.score.Queries, "queries", o.score.Queries, "number of random shared-link queries (0 = none)")
+	f.Uint64Var(&o.score.Seed, "seed", o.score.Seed, "seed of the random queries and of the latency pair sample")
+	f.IntVar(&o.score.MaxPairs, "max-pairs", o.score.MaxPairs, "latency ratios: sample this many host pairs at most")
 	return cmd
+}
+
+func (o *topoCompareOptions) complete(cmd *cobra.Command, args []string) error {
+	o.completeStreams(cmd)
+	o.found = args[0]
+	return nil
+}
+
+func (o *topoCompareOptions) validate() error {
+	if o.truth == "" {
+		return usagef("topo compare needs --truth PLATFORM|FILE2")
+	}
+	if o.score.Queries < 0 || o.score.MaxPairs < 1 {
+		return usagef("--queries must be >= 0 and --max-pairs >= 1")
+	}
+	return nil
+}
+
+func (o *topoCompareOptions) run(context.Context) error {
+	found, err := topo.ReadFile(o.found)
+	if err != nil {
+		return err
+	}
+	truth, err := score.LoadTruth(o.truth)
+	if err != nil {
+		return fmt.Errorf("--truth: %w", err)
+	}
+	rep, err := score.Compare(found, o.found, truth, o.score)
+	if err != nil {
+		return err
+	}
+	if o.asJSON {
+		enc := json.NewEncoder(o.out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	printCompare(o.out, rep)
+	return nil
 }
 
 func printCompare(w io.Writer, rep *score.Report) {

@@ -13,7 +13,7 @@ import (
 //
 //	complete  fills what flags cannot: the arguments, the output streams;
 //	validate  rejects a wrong command line (a usage error, exit 2) before
-//	          anything runs or is read;
+//	          the work starts;
 //	run       does the work through library calls and prints.
 type options interface {
 	complete(cmd *cobra.Command, args []string) error

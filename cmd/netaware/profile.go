@@ -1,14 +1,15 @@
 package main
 
 import (
-	"netaware/internal/atomicfile"
-
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 
 	"github.com/spf13/cobra"
+
+	"netaware/internal/atomicfile"
 )
 
 // profiling holds the hidden --cpuprofile and --memprofile flags, for the
@@ -26,6 +27,16 @@ func (p *profiling) flags(root *cobra.Command) {
 	_ = f.MarkHidden("memprofile")
 }
 
+// validate rejects one file for both profiles (the heap profile would
+// overwrite the CPU profile at the end).
+func (p *profiling) validate() error {
+	if p.cpu != "" && p.mem != "" && filepath.Clean(p.cpu) == filepath.Clean(p.mem) {
+		return usagef("--cpuprofile and --memprofile name the same file %s", p.cpu)
+	}
+	return nil
+}
+
+// start starts the CPU profile (validate ran before).
 func (p *profiling) start() error {
 	if p.cpu == "" {
 		return nil

@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// simRunOptions are 'netaware sim run''s options.
+// simRunOptions are 'netaware sim run”s options.
 type simRunOptions struct {
 	streams
 	platform string

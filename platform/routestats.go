@@ -12,10 +12,10 @@ import (
 type RouteStats struct {
 	// Scope says which host pairs were looked at ("all 435 host pairs",
 	// "every 3th of 524800 host pairs", "none: one host").
-	Scope                                     string
+	Scope                                    string
 	LatencyMinS, LatencyMedianS, LatencyMaxS float64
-	HopsMin, HopsMax                          int
-	BottleneckMinBps, BottleneckMaxBps        float64
+	HopsMin, HopsMax                         int
+	BottleneckMinBps, BottleneckMaxBps       float64
 }
 
 // maxRoutePairs bounds the host pairs RouteStats routes: above it, an

@@ -17,6 +17,7 @@ import (
 	"netaware/emu"
 	"netaware/platform"
 	"netaware/topo"
+	"netaware/units"
 )
 
 func init() { register(newEmuCmd) }
@@ -96,7 +97,7 @@ func (o *emuUpOptions) validate() error {
 	}
 	o.opt = emu.Options{Prefix: o.prefix}
 	if o.burst != "" {
-		b, err := platform.ParseSize(o.burst)
+		b, err := units.ParseSize(o.burst)
 		if err != nil || b <= 0 {
 			return usagef("emu up: --burst %q: want a positive size such as 64KiB", o.burst)
 		}
@@ -141,13 +142,13 @@ func emuSummary(w io.Writer, c *emu.Cluster, took time.Duration) {
 	fmt.Fprintf(tw, "\nhost\tswitch\taddress\tnamespace\tlink rate\tranks\n")
 	for i, h := range c.Hosts {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", h.Name, h.Switch, h.Address, h.Namespace,
-			platform.FormatBandwidth(c.Links[i].RateBps), topo.FormatRanks(h.Ranks))
+			units.FormatBandwidth(c.Links[i].RateBps), topo.FormatRanks(h.Ranks))
 	}
 	tw.Flush()
 	if len(c.Links) > len(c.Hosts) {
 		fmt.Fprintf(tw, "\nswitch link\trate\tlatency\n")
 		for _, l := range c.Links[len(c.Hosts):] {
-			fmt.Fprintf(tw, "%s - %s\t%s\t%s\n", l.A, l.B, platform.FormatBandwidth(l.RateBps), platform.FormatTime(l.LatencyS))
+			fmt.Fprintf(tw, "%s - %s\t%s\t%s\n", l.A, l.B, units.FormatBandwidth(l.RateBps), units.FormatTime(l.LatencyS))
 		}
 		tw.Flush()
 	}

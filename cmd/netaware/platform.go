@@ -16,6 +16,7 @@ import (
 
 	"netaware/internal/atomicfile"
 	"netaware/platform"
+	"netaware/units"
 )
 
 func init() { register(newPlatformCmd) }
@@ -227,14 +228,14 @@ func platformShow(w io.Writer, p *platform.Platform) error {
 	for _, t := range p.HostTypes() {
 		fmt.Fprintf(w, "  %-12s %d socket(s) x %d core(s)", t.Name, t.Sockets, t.CoresPerSocket)
 		if t.IntraSocket != nil {
-			fmt.Fprintf(w, ", intra-socket %s %s", platform.FormatByteRate(t.IntraSocket.BandwidthBps), platform.FormatTime(t.IntraSocket.LatencyS))
+			fmt.Fprintf(w, ", intra-socket %s %s", units.FormatByteRate(t.IntraSocket.BandwidthBps), units.FormatTime(t.IntraSocket.LatencyS))
 		}
 		if t.InterSocket != nil {
-			fmt.Fprintf(w, ", inter-socket %s %s", platform.FormatByteRate(t.InterSocket.BandwidthBps), platform.FormatTime(t.InterSocket.LatencyS))
+			fmt.Fprintf(w, ", inter-socket %s %s", units.FormatByteRate(t.InterSocket.BandwidthBps), units.FormatTime(t.InterSocket.LatencyS))
 		}
 		o := t.Overhead
 		if o != (platform.Overhead{}) {
-			fmt.Fprintf(w, ", overhead send %s recv %s", platform.FormatTime(o.SendS), platform.FormatTime(o.RecvS))
+			fmt.Fprintf(w, ", overhead send %s recv %s", units.FormatTime(o.SendS), units.FormatTime(o.RecvS))
 		}
 		fmt.Fprintln(w)
 	}
@@ -244,7 +245,7 @@ func platformShow(w io.Writer, p *platform.Platform) error {
 	for _, r := range platformHostRuns(hosts) {
 		h := r[0]
 		fmt.Fprintf(tw, "  %s\t%d host(s) %s..%s\ttype %s\tlink %s %s%s\n", h.Switch, len(r), h.Name, r[len(r)-1].Name,
-			h.Type.Name, platform.FormatBandwidth(h.Link.BandwidthBps), platform.FormatTime(h.Link.LatencyS), platformDuplexNote(h.Link))
+			h.Type.Name, units.FormatBandwidth(h.Link.BandwidthBps), units.FormatTime(h.Link.LatencyS), platformDuplexNote(h.Link))
 	}
 	tw.Flush()
 
@@ -252,7 +253,7 @@ func platformShow(w io.Writer, p *platform.Platform) error {
 		fmt.Fprintf(w, "\nswitch links:\n")
 		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		for _, l := range p.Links() {
-			fmt.Fprintf(tw, "  %s - %s\t%s\t%s%s\n", l.A, l.B, platform.FormatBandwidth(l.BandwidthBps), platform.FormatTime(l.LatencyS), platformDuplexNote(l.LinkSpec))
+			fmt.Fprintf(tw, "  %s - %s\t%s\t%s%s\n", l.A, l.B, units.FormatBandwidth(l.BandwidthBps), units.FormatTime(l.LatencyS), platformDuplexNote(l.LinkSpec))
 		}
 		tw.Flush()
 	}
@@ -271,9 +272,9 @@ func platformShow(w io.Writer, p *platform.Platform) error {
 
 	rs := p.RouteStats()
 	fmt.Fprintf(w, "\nroutes between hosts (%s):\n", rs.Scope)
-	fmt.Fprintf(w, "  one-way latency  min %s  median %s  max %s\n", platform.FormatTime(rs.LatencyMinS), platform.FormatTime(rs.LatencyMedianS), platform.FormatTime(rs.LatencyMaxS))
+	fmt.Fprintf(w, "  one-way latency  min %s  median %s  max %s\n", units.FormatTime(rs.LatencyMinS), units.FormatTime(rs.LatencyMedianS), units.FormatTime(rs.LatencyMaxS))
 	fmt.Fprintf(w, "  links crossed    min %d  max %d\n", rs.HopsMin, rs.HopsMax)
-	fmt.Fprintf(w, "  bottleneck       min %s  max %s\n", platform.FormatBandwidth(rs.BottleneckMinBps), platform.FormatBandwidth(rs.BottleneckMaxBps))
+	fmt.Fprintf(w, "  bottleneck       min %s  max %s\n", units.FormatBandwidth(rs.BottleneckMinBps), units.FormatBandwidth(rs.BottleneckMaxBps))
 
 	fmt.Fprintf(w, "\nground truth:\n")
 	platformWriteLevels(w, p.Truth())

@@ -13,6 +13,7 @@ import (
 	"netaware/comm/sim"
 	"netaware/netsim"
 	"netaware/platform"
+	"netaware/units"
 )
 
 func init() { register(newSimCmd) }
@@ -107,7 +108,7 @@ func (o *simStatsOptions) validate() error {
 		return usagef("sim stats: --platform is required (a built-in name or a platform.yaml)")
 	}
 	var err error
-	if o.size, err = platform.ParseSize(o.bytes); err != nil {
+	if o.size, err = units.ParseSize(o.bytes); err != nil {
 		return usagef("sim stats: --bytes: %v", err)
 	}
 	if o.w, err = netsim.ParseWeighting(o.weighting); err != nil {

@@ -121,7 +121,7 @@ func Build(in Input) (*Output, error) {
 	out.Files["tree.svg"] = treeSVGBytes
 	v.TreeSVG = template.HTML(treeSVGBytes)
 	v.TreeBoxes = bytes.Contains(treeSVGBytes, []byte(`class="bx"`))
-	v.TreeBW = bytes.Contains(treeSVGBytes, []byte("B/s"))
+	v.TreeBW = bytes.Contains(treeSVGBytes, []byte("bps"))
 
 	// Heat map.
 	if in.Distance != nil {

@@ -169,50 +169,47 @@ func ParseSize(s string) (int64, error) {
 	return int64(b), nil
 }
 
-// FormatBandwidth renders bytes per second in the largest bit unit that keeps
-// the number at least 1, the way people quote network links.
-func FormatBandwidth(bps float64) string {
-	bits := bps * 8
-	switch {
-	case bits >= 1e9:
-		return trimFloat(bits/1e9) + "Gbps"
-	case bits >= 1e6:
-		return trimFloat(bits/1e6) + "Mbps"
-	case bits >= 1e3:
-		return trimFloat(bits/1e3) + "Kbps"
-	}
-	return trimFloat(bits) + "bps"
+// scale is a unit of printing: its suffix and what one of it is worth.
+type scale struct {
+	f      float64
+	suffix string
 }
 
-// FormatTime renders seconds with the unit that keeps the number readable.
-func FormatTime(s float64) string {
-	switch {
-	case s == 0:
-		return "0s"
-	case s >= 1:
-		return trimFloat(s) + "s"
-	case s >= 1e-3:
-		return trimFloat(s*1e3) + "ms"
-	case s >= 1e-6:
-		return trimFloat(s*1e6) + "us"
+var (
+	bitScales  = []scale{{1e9, "Gbps"}, {1e6, "Mbps"}, {1e3, "Kbps"}, {1, "bps"}}
+	byteScales = []scale{{1e9, "GBps"}, {1e6, "MBps"}, {1e3, "KBps"}, {1, "Bps"}}
+	timeScales = []scale{{1, "s"}, {1e-3, "ms"}, {1e-6, "us"}, {1e-9, "ns"}}
+)
+
+// format prints v with 3 significant digits (what a measurement or a
+// summary of them can claim, and enough for every value a platform file
+// states) in the largest unit that keeps the number at least 1. v is
+// rounded first, so that 999.96 us prints as 1ms, never as 1e+03us.
+func format(v float64, scales []scale) string {
+	last := scales[len(scales)-1]
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		for _, sc := range scales {
+			if sc.f == 1 { // zero and the non-numbers in the base unit: "0s"
+				return strconv.FormatFloat(v, 'g', 3, 64) + sc.suffix
+			}
+		}
 	}
-	return trimFloat(s*1e9) + "ns"
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 3, 64), 64)
+	for _, sc := range scales {
+		if math.Abs(r) >= sc.f || sc == last {
+			return strconv.FormatFloat(r/sc.f, 'g', 3, 64) + sc.suffix
+		}
+	}
+	return ""
 }
 
-// trimFloat prints 3 significant digits: what a measurement or a summary
-// of them can claim, and enough for every value a platform file states.
-func trimFloat(v float64) string { return strconv.FormatFloat(v, 'g', 3, 64) }
+// FormatBandwidth prints bytes per second as bits per second, the unit
+// network links are sold in: 1.25e8 -> "1Gbps".
+func FormatBandwidth(bps float64) string { return format(bps*8, bitScales) }
 
-// FormatByteRate renders bytes per second in byte units (GBps, MBps, ...),
-// the way memory bandwidth is quoted.
-func FormatByteRate(bps float64) string {
-	switch {
-	case bps >= 1e9:
-		return trimFloat(bps/1e9) + "GBps"
-	case bps >= 1e6:
-		return trimFloat(bps/1e6) + "MBps"
-	case bps >= 1e3:
-		return trimFloat(bps/1e3) + "KBps"
-	}
-	return trimFloat(bps) + "Bps"
-}
+// FormatByteRate prints bytes per second in byte units, the way memory
+// bandwidth is quoted: 2e10 -> "20GBps".
+func FormatByteRate(bps float64) string { return format(bps, byteScales) }
+
+// FormatTime prints seconds: 1.1e-4 -> "110us".
+func FormatTime(s float64) string { return format(s, timeScales) }

@@ -90,7 +90,8 @@ func TestFormatRoundTrips(t *testing.T) {
 
 // Measured values print with 3 significant digits in every table.
 func TestFormatThreeDigits(t *testing.T) {
-	for in, want := range map[float64]string{1.5625e9 / 8: "1.56Gbps", 225.4e-6: "225us", 99.94e-6: "99.9us", 0.4567e-6: "457ns"} {
+	for in, want := range map[float64]string{1.5625e9 / 8: "1.56Gbps", 225.4e-6: "225us", 99.94e-6: "99.9us", 0.4567e-6: "457ns",
+		999.96e-6: "1ms", -2.719e-6: "-2.72us", 1.23e-6: "1.23us", 0.1e-9: "0.1ns"} {
 		var got string
 		if want[len(want)-1] == 's' && want[len(want)-2] != 'p' {
 			got = FormatTime(in)

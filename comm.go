@@ -22,7 +22,13 @@ type Comm struct {
 	model     *model.File
 	cost      coll.CostFunc
 	decisions map[Collective]*coll.Decision
-	schedules map[scheduleKey]*coll.Schedule
+	schedules map[scheduleKey]built
+}
+
+// built is a schedule, or why it could not be built.
+type built struct {
+	s   *coll.Schedule
+	err error
 }
 
 type scheduleKey struct {
@@ -34,7 +40,7 @@ type scheduleKey struct {
 // TCP, goroutines, MPI) with no topology yet: collectives use
 // topology-blind algorithms until Discover or SetTopology.
 func New(c comm.Comm) *Comm {
-	return &Comm{c: c, decisions: map[Collective]*coll.Decision{}, schedules: map[scheduleKey]*coll.Schedule{}}
+	return &Comm{c: c, decisions: map[Collective]*coll.Decision{}, schedules: map[scheduleKey]built{}}
 }
 
 // Rank is this rank's number, 0..Size()-1.
@@ -126,24 +132,32 @@ func (c *Comm) SetDecision(k Collective, d *coll.Decision) error {
 	return nil
 }
 
-// schedule builds (once per algorithm and root) the schedule of a.
+// schedule builds (once per algorithm and root) the schedule of a; a
+// failed build is remembered too, so that a topology-aware choice that does
+// not build on this topology costs one attempt, not one per call.
 func (c *Comm) schedule(a coll.Algorithm, root, n int) (*coll.Schedule, error) {
 	key := scheduleKey{a.String(), root}
 	// Performance-aware builders weigh their edges with the message size:
-	// their schedule is built per call.
-	cacheable := c.cost == nil
-	if s, ok := c.schedules[key]; ok && cacheable {
-		return s, nil
+	// their schedules are built per call.
+	cacheable := !modelAware[a.Name]
+	if b, ok := c.schedules[key]; ok && cacheable {
+		return b.s, b.err
 	}
 	s, err := a.BuildEnv(c.Size(), root, coll.Env{Topo: c.topo, Cost: c.cost, Bytes: n})
-	if err != nil {
-		return nil, err
-	}
 	if cacheable {
-		c.schedules[key] = s
+		c.schedules[key] = built{s, err}
 	}
-	return s, nil
+	return s, err
 }
+
+// modelAware names the builders that need a cost function.
+var modelAware = func() map[string]bool {
+	m := map[string]bool{}
+	for _, i := range append(coll.Algorithms(), coll.ReductionAlgorithms()...) {
+		m[i.Name] = i.ModelAware
+	}
+	return m
+}()
 
 // Bcast sends root's buf to every rank's buf (all of the same length).
 func (c *Comm) Bcast(ctx context.Context, root int, buf []byte) error {

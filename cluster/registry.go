@@ -272,7 +272,7 @@ func autoFlat(d *Matrix, steps int, res *Result) (*Result, error) {
 	}
 	l := flat[0]
 	l.Name = "auto-" + bestName
-	res.Levels = InsertLevel(res.Levels, l, n)
+	res.Levels = topo.InsertLevel(res.Levels, l, n)
 	return res, nil
 }
 
@@ -331,21 +331,4 @@ func WithoutNoise(l Labels) Labels {
 		}
 	}
 	return out
-}
-
-// InsertLevel puts l where it keeps the levels nested (finest first), or
-// leaves the levels as they are when it nests nowhere; a level with the
-// same groups as an existing one adds its name to that one.
-func InsertLevel(levels []topo.Level, l topo.Level, n int) []topo.Level {
-	for i := 0; i <= len(levels); i++ {
-		if i < len(levels) && len(levels[i].Groups) == len(l.Groups) && fmt.Sprint(levels[i].Groups) == fmt.Sprint(l.Groups) {
-			levels[i].Name += "+" + l.Name
-			return levels
-		}
-		try := append(append(append([]topo.Level{}, levels[:i]...), l), levels[i:]...)
-		if topo.ValidateLevels(try, n) == nil {
-			return try
-		}
-	}
-	return levels
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"netaware/cluster"
-	"netaware/probe"
+	"netaware/dataset"
 	"netaware/topo"
 )
 
@@ -104,8 +104,8 @@ level; the other algorithms need every pair. What was done is printed.`,
 			}
 			dist, sim, hosts, err = csvDistance(args[0], distance)
 		} else {
-			var ds *probe.Dataset
-			if ds, err = probe.Load(args[0]); err != nil {
+			var ds *dataset.Dataset
+			if ds, err = dataset.Load(args[0]); err != nil {
 				return err
 			}
 			dist, sim, err = datasetDistance(ds, distance, size)
@@ -199,7 +199,7 @@ func csvDistance(path, kind string) (dist, sim *cluster.Matrix, labels []string,
 
 // datasetDistance builds the distance matrix (and a similarity for the
 // modularity methods) from a dataset section; unmeasured pairs are NaN.
-func datasetDistance(ds *probe.Dataset, kind string, size int) (dist, sim *cluster.Matrix, err error) {
+func datasetDistance(ds *dataset.Dataset, kind string, size int) (dist, sim *cluster.Matrix, err error) {
 	n := ds.World.Size
 	switch kind {
 	case "rtt":
@@ -267,7 +267,7 @@ func datasetDistance(ds *probe.Dataset, kind string, size int) (dist, sim *clust
 }
 
 // plogpRanks lists the ranks of the dataset's PLogP pairs, in order.
-func plogpRanks(ds *probe.Dataset) []int {
+func plogpRanks(ds *dataset.Dataset) []int {
 	seen := map[int]bool{}
 	for _, p := range ds.PLogP.Pairs {
 		seen[p.A], seen[p.B] = true, true
@@ -277,9 +277,9 @@ func plogpRanks(ds *probe.Dataset) []int {
 
 // plogpAt reads the PLogP parameters of the ordered pair i->j at m bytes
 // (of j->i when only that direction was measured).
-func plogpAt(ds *probe.Dataset, m int) func(i, j int) (cluster.PLogPParams, bool) {
+func plogpAt(ds *dataset.Dataset, m int) func(i, j int) (cluster.PLogPParams, bool) {
 	type key struct{ a, b int }
-	idx := map[key]*probe.PLogPResult{}
+	idx := map[key]*dataset.PLogPResult{}
 	for k := range ds.PLogP.Pairs {
 		p := &ds.PLogP.Pairs[k]
 		idx[key{p.A, p.B}] = &p.Result

@@ -8,6 +8,7 @@ import (
 	"netaware/cluster"
 	"netaware/metrics"
 	"netaware/platform"
+	"netaware/score"
 	"netaware/topo"
 )
 
@@ -142,11 +143,11 @@ func TestShiraiLiveAcceptance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	truth, err := loadTruth("shirai-4clusters")
+	truth, err := score.LoadTruth("shirai-4clusters")
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := compareTopology(tp, out, truth, 10000, 1, 200000)
+	rep, err := score.Compare(tp, out, truth, score.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

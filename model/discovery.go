@@ -1,0 +1,183 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"netaware/probe"
+	"netaware/topo"
+)
+
+// FromDiscovery builds the model.json that 'netaware discover' writes from
+// its dataset and topology: the PLogP parameters per group pair of the
+// PLogP schedule (FromDataset); Hockney beside them, fitted by least
+// squares to the PLogP one-way times L + g(m) of the measured sizes (all
+// pairs of a group pair pooled: seed 000 Eq. 2.1 with the standard errors
+// of the fit); and the NIC's inverse bandwidth of seed 001's contention
+// model with the ranks' bindings to hosts and racks, when the topology's
+// tree carries measured bandwidths. The backbone's bandwidth is written
+// only when a backbone edge measured clearly less than the NICs: one pair
+// cannot fill a backbone faster than its NICs.
+func FromDiscovery(d *probe.Dataset, t *topo.Topology) (*File, error) {
+	if d == nil || d.PLogP == nil {
+		return nil, fmt.Errorf("model from discovery: the dataset has no plogp section (discover --level fast measures none)")
+	}
+	groups := d.PLogP.Schedule.Groups
+	f, err := FromDataset(d, groups)
+	if err != nil {
+		return nil, err
+	}
+	if f.Hockney == nil {
+		if f.Hockney, err = hockneyFromPLogP(f, d); err != nil {
+			return nil, err
+		}
+	}
+	if t != nil {
+		if c := contentionFromTopology(t); c != nil && c.check(f.Size) == nil {
+			f.Contention = c
+		}
+	}
+	return f, f.Check()
+}
+
+// hockneyFromPLogP fits alpha + beta m to L + g(m) over the measured sizes
+// of every pair (no groups) or of all pairs of each ordered group pair,
+// keeping the group pairs FromDataset kept (stand-ins included).
+func hockneyFromPLogP(f *File, d *probe.Dataset) (*HockneySection, error) {
+	type pts struct{ x, y []float64 }
+	by := map[[2]int]*pts{}
+	var keys [][2]int
+	g := f.groupOf()
+	for _, p := range d.PLogP.Pairs {
+		k := [2]int{p.A, p.B}
+		if f.Groups != nil {
+			var ok bool
+			if k, ok = groupKey(g, p.A, p.B); !ok {
+				continue
+			}
+		}
+		q := by[k]
+		if q == nil {
+			q = &pts{}
+			by[k] = q
+			keys = append(keys, k)
+		}
+		l := max(p.Result.LS, 0)
+		for _, s := range p.Result.Sizes {
+			q.x = append(q.x, float64(s.Bytes))
+			q.y = append(q.y, l+max(s.GS, 0))
+		}
+	}
+	fits := map[[2]int]HockneyEntry{}
+	for _, k := range keys {
+		q := by[k]
+		fit, ok := probe.FitLine(q.x, q.y)
+		if !ok {
+			return nil, fmt.Errorf("model from discovery: hockney %d->%d: the plogp sizes do not fit a line (fewer than two distinct sizes)", k[0], k[1])
+		}
+		// A negative intercept is noise around a latency too small to
+		// resolve at these sizes; Hockney's alpha is a time.
+		fits[k] = HockneyEntry{A: k[0], B: k[1], Hockney: Hockney{AlphaS: max(fit.Intercept, 0), BetaSPerByte: max(fit.Slope, 0)}, AlphaSES: fit.InterceptSE, BetaSES: fit.SlopeSE}
+	}
+	sec := &HockneySection{}
+	if f.Groups == nil {
+		for _, k := range keys {
+			sec.Pairs = append(sec.Pairs, fits[k])
+		}
+		return sec, nil
+	}
+	// The group pairs PLogP has, stand-ins included, get the fit of the
+	// pair they copy: the same measurement stands for them.
+	for _, e := range f.PLogP.GroupPairs {
+		k := [2]int{e.A, e.B}
+		h, ok := fits[k]
+		if !ok {
+			h, ok = standInFit(fits, f.PLogP.GroupPairs, e)
+		}
+		if !ok {
+			return nil, fmt.Errorf("model from discovery: hockney: no fit for group pair %d->%d", e.A, e.B)
+		}
+		h.A, h.B = e.A, e.B
+		sec.GroupPairs = append(sec.GroupPairs, h)
+	}
+	return sec, nil
+}
+
+// standInFit finds the fit of the measured group pair whose PLogP entry a
+// stand-in copied (standIns copies the entry, so the parameters match).
+func standInFit(fits map[[2]int]HockneyEntry, es []PLogPEntry, e PLogPEntry) (HockneyEntry, bool) {
+	for _, m := range es {
+		k := [2]int{m.A, m.B}
+		if h, ok := fits[k]; ok && samePLogP(m.PLogP, e.PLogP) {
+			return h, true
+		}
+		if h, ok := fits[[2]int{m.B, m.A}]; ok && samePLogP(m.PLogP, e.PLogP) {
+			return h, true
+		}
+	}
+	return HockneyEntry{}, false
+}
+
+func samePLogP(a, b PLogP) bool {
+	if a.LS != b.LS || len(a.Points) != len(b.Points) {
+		return false
+	}
+	for i := range a.Points {
+		if a.Points[i] != b.Points[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// contentionFromTopology reads the NIC's bandwidth off the tree's measured
+// rank edges (their median) and the backbone's off the edges between
+// switches when one measured below NICBottleneck of the NICs' (a real
+// bottleneck); nil without measured bandwidths.
+func contentionFromTopology(t *topo.Topology) *ContentionSection {
+	if t.Tree == nil {
+		return nil
+	}
+	isRank := map[string]bool{}
+	for _, n := range t.Tree.Nodes {
+		if n.Rank != nil {
+			isRank[n.ID] = true
+		}
+	}
+	var nic, core []float64
+	for _, e := range t.Tree.Edges {
+		if e.Bandwidth == nil || !(*e.Bandwidth > 0) || math.IsInf(*e.Bandwidth, 0) {
+			continue
+		}
+		switch {
+		case isRank[e.A] != isRank[e.B]:
+			nic = append(nic, *e.Bandwidth)
+		case !isRank[e.A] && !isRank[e.B]:
+			core = append(core, *e.Bandwidth)
+		}
+	}
+	if len(nic) == 0 {
+		return nil
+	}
+	sort.Float64s(nic)
+	bw := nic[len(nic)/2]
+	nodeOf, rackOf, err := Bindings(t)
+	if err != nil {
+		return nil
+	}
+	c := &ContentionSection{BetaNICSPerByte: 1 / bw, NodeOf: nodeOf, RackOf: rackOf, Source: "discover: bandwidth map (median of the rank edges)"}
+	if len(core) > 0 {
+		sort.Float64s(core)
+		if low := core[0]; low < NICBottleneck*bw {
+			c.BetaBackboneSPerByte = 1 / low
+			c.Source += "; backbone: the slowest edge between switches"
+		}
+	}
+	return c
+}
+
+// NICBottleneck is how far below a NIC's bandwidth a backbone edge must
+// measure for discover to take it as the backbone's capacity rather than
+// as a pair limited by its NICs.
+const NICBottleneck = 0.8

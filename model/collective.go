@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -36,11 +37,12 @@ func PredictDown(t Tree, m int, counts []float64, pm PairModel) (Prediction, err
 
 // PredictUp predicts a gatherv (counts per rank; nil: a reduce of m bytes,
 // computation not counted) along the unsegmented tree t under a pair model,
-// as the mirror image of PredictDown: a rank receives its children's
-// messages one after another in its children's order, each occupying it for
-// the message's send part once the message is there (sent when the child
-// had received all of its own subtree), and sends up when the last has been
-// received. ReadyS[r] is when r has its whole subtree; TimeS is the root's.
+// as the mirror image of PredictDown: a rank takes its children's messages
+// one after another in the order they can be there (a child sends when it
+// has its whole subtree; the message is there the rest of the way after
+// that), each occupying it for the message's send part, and sends up when
+// the last has been taken. On a binomial tree this is Eq. 2.2's ceil(log p)
+// rounds, on a flat tree (p-1) messages. ReadyS[r] is when r has its whole subtree; TimeS is the root's.
 func PredictUp(t Tree, m int, counts []float64, pm PairModel) (Prediction, error) {
 	if counts == nil {
 		if err := t.Check(); err != nil {
@@ -60,14 +62,20 @@ func PredictUp(t Tree, m int, counts []float64, pm PairModel) (Prediction, error
 	order := t.bfs()
 	for i := len(order) - 1; i >= 0; i-- {
 		r := order[i]
-		at := 0.0
+		type msg struct{ there, busy float64 }
+		var in []msg
 		for _, c := range t.Children[r] {
 			b := m
 			if sub != nil {
 				b = roundBytes(sub[c])
 			}
 			cost := pm.Cost(c, r, b)
-			at = math.Max(at, ready[c]+cost.RestS) + cost.SendS
+			in = append(in, msg{ready[c] + cost.RestS, cost.SendS})
+		}
+		slices.SortStableFunc(in, func(a, b msg) int { return cmp.Compare(a.there, b.there) })
+		at := 0.0
+		for _, x := range in {
+			at = math.Max(at, x.there) + x.busy
 		}
 		ready[r] = at
 	}

@@ -132,17 +132,55 @@ func samePLogP(a, b PLogP) bool {
 }
 
 // contentionFromTopology reads the NIC's bandwidth off the tree's measured
-// rank edges (their median) and the backbone's off the edges between
-// switches when one measured below NICBottleneck of the NICs' (a real
-// bottleneck); nil without measured bandwidths.
+// edges between a host and its switch (their median; a host is a rank, or
+// the inner node that joins all ranks of one host and nothing else below
+// it) and the backbone's off the edges between switches when one measured
+// below NICBottleneck of the NICs' (a real bottleneck); nil without
+// measured bandwidths.
 func contentionFromTopology(t *topo.Topology) *ContentionSection {
 	if t.Tree == nil {
 		return nil
 	}
-	isRank := map[string]bool{}
+	nodeOf, rackOf, err := Bindings(t)
+	if err != nil {
+		return nil
+	}
+	rankOf := map[string]int{}
 	for _, n := range t.Tree.Nodes {
 		if n.Rank != nil {
-			isRank[n.ID] = true
+			rankOf[n.ID] = *n.Rank
+		}
+	}
+	hostSize := map[int]int{}
+	for _, h := range nodeOf {
+		hostSize[h]++
+	}
+	// An inner node is a host when its rank neighbours are exactly the
+	// ranks of one host.
+	ranksNext := map[string][]int{}
+	for _, e := range t.Tree.Edges {
+		if r, ok := rankOf[e.A]; ok {
+			ranksNext[e.B] = append(ranksNext[e.B], r)
+		}
+		if r, ok := rankOf[e.B]; ok {
+			ranksNext[e.A] = append(ranksNext[e.A], r)
+		}
+	}
+	isHost := map[string]bool{}
+	for id := range rankOf {
+		isHost[id] = true
+	}
+	for id, rs := range ranksNext {
+		if _, rank := rankOf[id]; rank || len(rs) == 0 {
+			continue
+		}
+		h := nodeOf[rs[0]]
+		same := len(rs) == hostSize[h]
+		for _, r := range rs {
+			same = same && r >= 0 && r < len(nodeOf) && nodeOf[r] == h
+		}
+		if same && hostSize[h] > 1 {
+			isHost[id] = true
 		}
 	}
 	var nic, core []float64
@@ -150,10 +188,13 @@ func contentionFromTopology(t *topo.Topology) *ContentionSection {
 		if e.Bandwidth == nil || !(*e.Bandwidth > 0) || math.IsInf(*e.Bandwidth, 0) {
 			continue
 		}
+		_, ra := rankOf[e.A]
+		_, rb := rankOf[e.B]
 		switch {
-		case isRank[e.A] != isRank[e.B]:
+		case ra && rb:
+		case isHost[e.A] != isHost[e.B]:
 			nic = append(nic, *e.Bandwidth)
-		case !isRank[e.A] && !isRank[e.B]:
+		case !isHost[e.A] && !isHost[e.B]:
 			core = append(core, *e.Bandwidth)
 		}
 	}
@@ -162,11 +203,7 @@ func contentionFromTopology(t *topo.Topology) *ContentionSection {
 	}
 	sort.Float64s(nic)
 	bw := nic[len(nic)/2]
-	nodeOf, rackOf, err := Bindings(t)
-	if err != nil {
-		return nil
-	}
-	c := &ContentionSection{BetaNICSPerByte: 1 / bw, NodeOf: nodeOf, RackOf: rackOf, Source: "discover: bandwidth map (median of the rank edges)"}
+	c := &ContentionSection{BetaNICSPerByte: 1 / bw, NodeOf: nodeOf, RackOf: rackOf, Source: "discover: bandwidth map (median of the host edges)"}
 	if len(core) > 0 {
 		sort.Float64s(core)
 		if low := core[0]; low < NICBottleneck*bw {

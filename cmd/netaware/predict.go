@@ -22,7 +22,7 @@ func init() { register(newPredictCmd) }
 
 type predictFlags struct {
 	model, topology       string
-	pattern, counts       string
+	pattern, flows, counts string
 	op, alg, size         string
 	seg, k, level, root   int
 	base, variant         string
@@ -40,6 +40,7 @@ predicts, per transfer and in total:
 
   --pattern FILE   concurrent point-to-point transfers, one "src dst bytes" a
                    line (# starts a comment; sizes like 8MiB), all started at once
+  --flows LIST     the same inline: src>dst:bytes,...
   --op OP          a collective along a coll builder (--alg, default binomial):
                    bcast, scatter, scatterv, gather, gatherv, reduce (trees),
                    alltoallv (--counts: one row of n byte counts per rank)
@@ -57,8 +58,7 @@ above it). Contention models add each pair's Hockney alpha as latency.
 'netaware predict check' measures how right the contention model is on a
 network (seed 001 Sect. 7).`,
 		Example: `  netaware discover --platform zhu-2racks --out zhu
-  printf '0 15 8MiB\n1 15 8MiB\n15 2 8MiB\n' > pattern.txt
-  netaware predict --model zhu/model.json --pattern pattern.txt --backbone-bw 10Gbps
+  netaware predict --model zhu/model.json --flows '0>15:8MiB,1>15:8MiB,15>2:8MiB' --backbone-bw 10Gbps
   netaware predict --model zhu/model.json --topology zhu/topology.json --op bcast --alg binomial --size 1MiB --backbone-bw 10Gbps
   netaware predict --model zhu/model.json --op scatter --alg model-binomial --size 1MiB --no-contention --json`,
 		Args: cobra.NoArgs,
@@ -67,6 +67,7 @@ network (seed 001 Sect. 7).`,
 	fl.StringVar(&f.model, "model", "", "model.json (required)")
 	fl.StringVar(&f.topology, "topology", "", "topology.json: ranks' hosts and racks for the contention model, levels for topology-aware builders")
 	fl.StringVar(&f.pattern, "pattern", "", `pattern file: "src dst bytes" per line`)
+	fl.StringVar(&f.flows, "flows", "", "pattern inline: src>dst:bytes, comma separated, e.g. '0>15:8MiB,1>15:8MiB'")
 	fl.StringVar(&f.op, "op", "", "collective: bcast, scatter, scatterv, gather, gatherv, reduce, alltoallv")
 	fl.StringVar(&f.counts, "counts", "", "scatterv/gatherv: file of one byte count per rank; alltoallv: n rows of n counts")
 	fl.StringVar(&f.alg, "alg", "binomial", "tree builder (see 'netaware tune bcast --help' for the names)")
@@ -99,8 +100,14 @@ func runPredict(f *predictFlags) (*model.OperationPrediction, error) {
 	if f.model == "" {
 		return nil, usagef("predict: --model is required")
 	}
-	if (f.pattern == "") == (f.op == "") {
-		return nil, usagef("predict: give exactly one of --pattern and --op")
+	given := 0
+	for _, v := range []string{f.pattern, f.flows, f.op} {
+		if v != "" {
+			given++
+		}
+	}
+	if given != 1 {
+		return nil, usagef("predict: give exactly one of --pattern, --flows and --op")
 	}
 	mf, err := model.ReadFile(f.model)
 	if err != nil {
@@ -121,6 +128,11 @@ func runPredict(f *predictFlags) (*model.OperationPrediction, error) {
 	if f.pattern != "" {
 		if op.Transfers, err = readPattern(f.pattern, n); err != nil {
 			return nil, usagef("--pattern: %v", err)
+		}
+		op.Op = "pattern"
+	} else if f.flows != "" {
+		if op.Transfers, err = parseFlows(f.flows, n); err != nil {
+			return nil, usagef("--flows: %v", err)
 		}
 		op.Op = "pattern"
 	} else {
@@ -304,6 +316,24 @@ func readPattern(path string, n int) ([]model.Transfer, error) {
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%s: no transfer", path)
+	}
+	return out, nil
+}
+
+// parseFlows reads "0>15:8MiB,1>15:8MiB".
+func parseFlows(s string, n int) ([]model.Transfer, error) {
+	var out []model.Transfer
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		pair, size, ok1 := strings.Cut(part, ":")
+		a, b, ok2 := strings.Cut(pair, ">")
+		src, e1 := strconv.Atoi(strings.TrimSpace(a))
+		dst, e2 := strconv.Atoi(strings.TrimSpace(b))
+		m, e3 := platform.ParseSize(strings.TrimSpace(size))
+		if !ok1 || !ok2 || e1 != nil || e2 != nil || e3 != nil || src < 0 || dst < 0 || src >= n || dst >= n || src == dst {
+			return nil, fmt.Errorf("%q: want src>dst:bytes with two distinct ranks in 0..%d", part, n-1)
+		}
+		out = append(out, model.Transfer{Src: src, Dst: dst, Bytes: float64(m)})
 	}
 	return out, nil
 }

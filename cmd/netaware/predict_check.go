@@ -21,7 +21,7 @@ import (
 
 func newPredictCheckCmd() *cobra.Command {
 	var (
-		settings, size, topology, alltoallv, nicBW, backboneBW string
+		settings, size, topology, truth, alltoallv, nicBW, backboneBW string
 		links, maxIter                                         int
 		prob, ci                                               float64
 		seed                                                   uint64
@@ -39,7 +39,8 @@ of the first two racks, d times a random other node, kept with probability
 --p) until --links links, measures each with 'probe pattern', and predicts
 each link's time with the asymmetric model and the fairness-only one.
 
-It prints Table II: per setting the links, the mean Algorithm 2 steps, the
+Without --settings and --links it runs Table II's nine settings with 500
+links each (3-4 minutes in the simulator on zhu-2racks). It prints Table II: per setting the links, the mean Algorithm 2 steps, the
 share of links with |epsilon| <= 10% and the mean |epsilon| for both models,
 and the mean |epsilon| over the links of patterns with flows in both
 directions on one NIC or backbone (epsilon', epsilon''), where
@@ -48,10 +49,12 @@ epsilon = (predicted - measured) / measured. Then the alltoallv of Sect. 7.3
 matrix of byte counts, none to skip). --json gives every link.
 
 Ranks are bound to nodes and racks by --topology (a topology.json: its host
-level and the level above), by default in the simulator by the platform.`,
+level and the level above) or --truth (a platform's hosts and switches, e.g.
+the one an emu cluster was built from), by default in the simulator by the
+platform.`,
 		Example: `  netaware predict check --platform zhu-2racks --settings 10x1,10x3 --links 40 --size 4MiB
-  netaware predict check --platform zhu-2racks                  # Table II's nine settings, 500 links each
-  netaware emu run pd1 -- netaware predict check --topology /tmp/pd1/topology.json --settings 4x1,4x3 --links 40`,
+  netaware emu up modelcheck/testdata/zhu-small.yaml --prefix pd1
+  netaware emu run pd1 -- netaware predict check --truth modelcheck/testdata/zhu-small.yaml --settings 4x1,10x3 --links 20 --size 1MiB`,
 		Args: cobra.NoArgs,
 	}
 	wf := addWorldFlags(cmd)
@@ -64,6 +67,7 @@ level and the level above), by default in the simulator by the platform.`,
 	fl.IntVar(&maxIter, "max-iter", 50, "iterations per pattern at most (the seed: 2000)")
 	fl.Float64Var(&ci, "ci", 0.02, "stop a pattern when every link's 95% CI width is within this fraction of its mean")
 	fl.StringVar(&topology, "topology", "", "topology.json binding ranks to hosts and racks (default in the simulator: the platform's)")
+	fl.StringVar(&truth, "truth", "", "bind ranks by this platform's hosts and switches (the platform an emu cluster was built from)")
 	fl.StringVar(&alltoallv, "alltoallv", "example", "alltoallv: example (4 nodes, 5-20 MB), none, or a file of n rows of n byte counts")
 	fl.StringVar(&nicBW, "nic-bw", "", "NIC bandwidth instead of experiment A, e.g. 1Gbps")
 	fl.StringVar(&backboneBW, "backbone-bw", "", "backbone bandwidth instead of experiment B, e.g. 10Gbps")
@@ -106,14 +110,18 @@ level and the level above), by default in the simulator by the platform.`,
 			if t, err = topo.ReadFile(topology); err != nil {
 				return usagef("--topology: %v", err)
 			}
-		} else if wf.platform != "" {
-			p, err := platform.Load(wf.platform)
+		} else if truth != "" || wf.platform != "" {
+			name := truth
+			if name == "" {
+				name = wf.platform
+			}
+			p, err := platform.Load(name)
 			if err != nil {
-				return usagef("--platform: %v", err)
+				return usagef("--truth/--platform: %v", err)
 			}
 			t = &topo.Topology{Version: topo.Version, Size: p.NumRanks(), Levels: p.TruthLevels()}
 		} else {
-			return usagef("check: give --topology (a topology.json) to bind ranks to hosts and racks")
+			return usagef("check: give --topology (a topology.json) or --truth (a platform) to bind ranks to hosts and racks")
 		}
 		if o.NodeOf, o.RackOf, err = model.Bindings(t); err != nil {
 			return usagef("--topology: %v", err)

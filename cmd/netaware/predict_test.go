@@ -106,6 +106,19 @@ func TestPredictCollectivesCLI(t *testing.T) {
 			}
 		}
 	}
+	// The inline form is the pattern file's: rank 1 receives two flows and
+	// sends one, so under the asymmetric model all three share its NIC.
+	out, err := runSimCLI(t, "predict", "--model", mpath, "--flows", "0>1:1000,3>1:1000,1>2:1000", "--json")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var inline model.OperationPrediction
+	if err := json.Unmarshal([]byte(out), &inline); err != nil {
+		t.Fatal(err)
+	}
+	if f := inline.Flows[2]; !(f.EndS[model.Asymmetric] > 1.9*f.EndS[model.Fairness]) {
+		t.Errorf("1 -> 2 with two flows into 1: asymmetric %g s, fairness %g s: want about twice", f.EndS[model.Asymmetric], f.EndS[model.Fairness])
+	}
 	badPat := writeFile(t, dir, "bad.txt", "0 1 1KiB\n0 0 1KiB\n")
 	for _, args := range [][]string{
 		{},
@@ -117,6 +130,9 @@ func TestPredictCollectivesCLI(t *testing.T) {
 		{"--model", mpath, "--op", "bcast", "--root", "4"},
 		{"--model", mpath, "--pattern", badPat},
 		{"--model", mpath, "--pattern", badPat, "--nic-bw", "fast"},
+		{"--model", mpath, "--flows", "0>0:1KiB"},
+		{"--model", mpath, "--flows", "0>1"},
+		{"--model", mpath, "--flows", "0>1:1KiB", "--pattern", badPat},
 	} {
 		_, err := runSimCLI(t, append([]string{"predict"}, args...)...)
 		var ue *usageError
@@ -124,7 +140,7 @@ func TestPredictCollectivesCLI(t *testing.T) {
 			t.Errorf("%v: %v, want a usage error", args, err)
 		}
 	}
-	_, err := runSimCLI(t, "predict", "--model", mpath, "--pattern", badPat)
+	_, err = runSimCLI(t, "predict", "--model", mpath, "--pattern", badPat)
 	if err == nil || !strings.Contains(err.Error(), "bad.txt:2") {
 		t.Errorf("bad pattern line: %v, want the file and line named", err)
 	}

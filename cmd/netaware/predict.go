@@ -21,13 +21,13 @@ import (
 func init() { register(newPredictCmd) }
 
 type predictFlags struct {
-	model, topology       string
+	model, topology        string
 	pattern, flows, counts string
-	op, alg, size         string
-	seg, k, level, root   int
-	base, variant         string
-	nicBW, backboneBW     string
-	jsonOut, noContention bool
+	op, alg, size          string
+	seg, k, level, root    int
+	base, variant          string
+	nicBW, backboneBW      string
+	jsonOut, noContention  bool
 }
 
 func newPredictCmd() *cobra.Command {

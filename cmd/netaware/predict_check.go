@@ -22,10 +22,10 @@ import (
 func newPredictCheckCmd() *cobra.Command {
 	var (
 		settings, size, topology, truth, alltoallv, nicBW, backboneBW string
-		links, maxIter                                         int
-		prob, ci                                               float64
-		seed                                                   uint64
-		jsonOut                                                bool
+		links, maxIter                                                int
+		prob, ci                                                      float64
+		seed                                                          uint64
+		jsonOut                                                       bool
 	)
 	cmd := &cobra.Command{
 		Use:   "check",

@@ -106,7 +106,9 @@ func Bindings(t *topo.Topology) (nodeOf, rackOf []int, err error) {
 // ContentionModel builds seed 001's model from the file's contention
 // section; nodeOf and rackOf (e.g. from Bindings) are used when the section
 // has no bindings, backbone when it has no backbone (0: an error naming
-// what is missing). The FairnessOnly field is left false.
+// what is missing). Transfers inside a node move at the mean Hockney beta
+// of the file's same-node pairs (seed 001 has one process per node). The
+// FairnessOnly field is left false.
 func (f *File) ContentionModel(nodeOf, rackOf []int, backbone float64) (*Contention, error) {
 	s := f.Contention
 	if s == nil {
@@ -124,6 +126,24 @@ func (f *File) ContentionModel(nodeOf, rackOf []int, backbone float64) (*Content
 	}
 	if c.BetaBackbone <= 0 {
 		return nil, fmt.Errorf("model: contention: the backbone's bandwidth was not measured (give it)")
+	}
+	// Seed 001 has one process per node; transfers inside a node get the
+	// mean Hockney beta of the file's same-node pairs when it has them.
+	if f.Hockney != nil {
+		if h, err := f.HeteroHockney(); err == nil {
+			sum, k := 0.0, 0
+			for i := range f.Size {
+				for j := range f.Size {
+					if i != j && c.NodeOf[i] == c.NodeOf[j] {
+						sum += h.At(i, j).BetaSPerByte
+						k++
+					}
+				}
+			}
+			if k > 0 && sum > 0 {
+				c.IntraNodeBeta = sum / float64(k)
+			}
+		}
 	}
 	return c, c.check(nil)
 }

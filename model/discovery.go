@@ -16,9 +16,8 @@ import (
 // pairs of a group pair pooled: seed 000 Eq. 2.1 with the standard errors
 // of the fit); and the NIC's inverse bandwidth of seed 001's contention
 // model with the ranks' bindings to hosts and racks, when the topology's
-// tree carries measured bandwidths. The backbone's bandwidth is written
-// only when a backbone edge measured clearly less than the NICs: one pair
-// cannot fill a backbone faster than its NICs.
+// tree carries measured bandwidths (not the backbone's: see
+// contentionFromTopology).
 func FromDiscovery(d *probe.Dataset, t *topo.Topology) (*File, error) {
 	if d == nil || d.PLogP == nil {
 		return nil, fmt.Errorf("model from discovery: the dataset has no plogp section (discover --level fast measures none)")
@@ -134,9 +133,11 @@ func samePLogP(a, b PLogP) bool {
 // contentionFromTopology reads the NIC's bandwidth off the tree's measured
 // edges between a host and its switch (their median; a host is a rank, or
 // the inner node that joins all ranks of one host and nothing else below
-// it) and the backbone's off the edges between switches when one measured
-// below NICBottleneck of the NICs' (a real bottleneck); nil without
-// measured bandwidths.
+// it); nil without measured bandwidths. The backbone is left out: what one
+// pair achieves across it is its NICs' rate, or a per-flow limit such as a
+// TCP window over a long round trip (424 Mbit/s on grid5000-4sites' 10
+// Gbit/s WAN), never the capacity concurrent flows share, which seed 001's
+// experiment B ('netaware predict check') measures.
 func contentionFromTopology(t *topo.Topology) *ContentionSection {
 	if t.Tree == nil {
 		return nil
@@ -183,7 +184,7 @@ func contentionFromTopology(t *topo.Topology) *ContentionSection {
 			isHost[id] = true
 		}
 	}
-	var nic, core []float64
+	var nic []float64
 	for _, e := range t.Tree.Edges {
 		if e.Bandwidth == nil || !(*e.Bandwidth > 0) || math.IsInf(*e.Bandwidth, 0) {
 			continue
@@ -194,8 +195,6 @@ func contentionFromTopology(t *topo.Topology) *ContentionSection {
 		case ra && rb:
 		case isHost[e.A] != isHost[e.B]:
 			nic = append(nic, *e.Bandwidth)
-		case !isHost[e.A] && !isHost[e.B]:
-			core = append(core, *e.Bandwidth)
 		}
 	}
 	if len(nic) == 0 {
@@ -203,18 +202,5 @@ func contentionFromTopology(t *topo.Topology) *ContentionSection {
 	}
 	sort.Float64s(nic)
 	bw := nic[len(nic)/2]
-	c := &ContentionSection{BetaNICSPerByte: 1 / bw, NodeOf: nodeOf, RackOf: rackOf, Source: "discover: bandwidth map (median of the host edges)"}
-	if len(core) > 0 {
-		sort.Float64s(core)
-		if low := core[0]; low < NICBottleneck*bw {
-			c.BetaBackboneSPerByte = 1 / low
-			c.Source += "; backbone: the slowest edge between switches"
-		}
-	}
-	return c
+	return &ContentionSection{BetaNICSPerByte: 1 / bw, NodeOf: nodeOf, RackOf: rackOf, Source: "discover: bandwidth map (median of the host edges)"}
 }
-
-// NICBottleneck is how far below a NIC's bandwidth a backbone edge must
-// measure for discover to take it as the backbone's capacity rather than
-// as a pair limited by its NICs.
-const NICBottleneck = 0.8

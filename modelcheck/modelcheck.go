@@ -150,7 +150,9 @@ func racks(nodeOf, rackOf []int) [][]int {
 	return out
 }
 
-func (o Options) check(size int) error {
+// Validate checks the options against a world of size ranks before
+// anything runs: bindings, settings the racks can hold, the alltoallv.
+func (o Options) Validate(size int) error {
 	if len(o.NodeOf) != size || len(o.RackOf) != size {
 		return fmt.Errorf("modelcheck: bindings for %d and %d ranks, the world has %d", len(o.NodeOf), len(o.RackOf), size)
 	}
@@ -203,7 +205,7 @@ func settingNodes(rk [][]int, n int) ([]int, error) {
 // Rank 0 returns the report, the others nil.
 func Run(ctx context.Context, c comm.Comm, o Options) (*Report, error) {
 	o.Pattern = o.Pattern.WithDefaults()
-	if err := o.check(c.Size()); err != nil {
+	if err := o.Validate(c.Size()); err != nil {
 		return nil, err
 	}
 	rk := racks(o.NodeOf, o.RackOf)

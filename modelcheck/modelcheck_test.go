@@ -143,7 +143,7 @@ func TestOptionsRejected(t *testing.T) {
 		oo := o
 		oo.Settings = []Setting{{10, 1}}
 		mod(&oo)
-		if err := oo.check(30); err == nil {
+		if err := oo.Validate(30); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}

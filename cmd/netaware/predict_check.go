@@ -126,6 +126,9 @@ platform.`,
 		if o.NodeOf, o.RackOf, err = model.Bindings(t); err != nil {
 			return usagef("--topology: %v", err)
 		}
+		if err := o.Validate(t.Size); err != nil {
+			return usagef("%v", err)
+		}
 		var rep *modelcheck.Report
 		pr := &progressReporter{w: cmd.ErrOrStderr(), quiet: quietFlag(cmd), start: time.Now(), desc: "predict check"}
 		defer pr.finish()

@@ -237,8 +237,9 @@ func TestPredictCheckCLI(t *testing.T) {
 		{"--nic-bw", "x"},
 	} {
 		_, err := runSimCLI(t, append([]string{"predict", "check", "--platform", tinyPlatform, "--alltoallv", "none", "--quiet"}, args...)...)
-		if err == nil {
-			t.Errorf("%v accepted", args)
+		var ue *usageError
+		if !errors.As(err, &ue) {
+			t.Errorf("%v: %v, want a usage error", args, err)
 		}
 	}
 }

@@ -83,6 +83,10 @@ network (seed 001 Sect. 7).`,
 	fl.BoolVar(&f.noContention, "no-contention", false, "pair models only")
 	fl.BoolVar(&f.jsonOut, "json", false, "print the prediction as JSON")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if cmd.Flags().NFlag() == 0 {
+			// Bare, it is a command group (it has 'check'): its help.
+			return cmd.Help()
+		}
 		pred, err := runPredict(f)
 		if err != nil {
 			return err

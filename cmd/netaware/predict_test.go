@@ -121,7 +121,7 @@ func TestPredictCollectivesCLI(t *testing.T) {
 	}
 	badPat := writeFile(t, dir, "bad.txt", "0 1 1KiB\n0 0 1KiB\n")
 	for _, args := range [][]string{
-		{},
+		{"--json"},
 		{"--model", mpath},
 		{"--model", mpath, "--op", "bcast", "--pattern", badPat},
 		{"--model", mpath, "--op", "allreduce"},

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"netaware/cluster"
 	"netaware/metrics"
 	"netaware/platform"
 	"netaware/probe"
@@ -61,7 +62,7 @@ func autoLevelsNMIWith(t *testing.T, kind, data, plat string, names ...string) m
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := clusterLevels(d, sim, "auto", 0, 50, 1, gapOptions(0.05))
+	res, err := cluster.Run(d, sim, cluster.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,17 +71,17 @@ func autoLevelsNMIWith(t *testing.T, kind, data, plat string, names ...string) m
 		t.Fatal(err)
 	}
 	var found []string
-	for _, l := range res.levels {
+	for _, l := range res.Levels {
 		found = append(found, fmt.Sprintf("%s(%d)", l.Name, len(l.Groups)))
 	}
-	t.Logf("levels %s; params %v", strings.Join(found, " "), res.params)
+	t.Logf("levels %s; params %v", strings.Join(found, " "), res.Params)
 	out := map[string]float64{}
 	for _, want := range names {
 		for _, tl := range p.Truth() {
 			if tl.Name != want {
 				continue
 			}
-			for _, l := range res.levels {
+			for _, l := range res.Levels {
 				if v, err := metrics.NMIGroups(l.Groups, tl.Groups, d.N); err == nil && v > out[want] {
 					out[want] = v
 				}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"netaware/cluster"
 	"netaware/comm"
 	"netaware/discover"
 	"netaware/infer"
@@ -143,7 +144,7 @@ func inferTopology(res live.Result, m *infer.BandwidthMap, n int, slowRatio floa
 		params["bandwidth_rounds"] = len(m.Rounds)
 		if len(groups) > 1 && len(groups) < n {
 			params["slow_threshold_Bps"] = thr
-			levels = insertLevel(levels, topo.Level{Name: "bandwidth-cluster", Groups: groups}, n)
+			levels = cluster.InsertLevel(levels, topo.Level{Name: "bandwidth-cluster", Groups: groups}, n)
 		}
 	}
 	ranks := make([]topo.Rank, n)
@@ -159,22 +160,6 @@ func inferTopology(res live.Result, m *infer.BandwidthMap, n int, slowRatio floa
 		return nil, fmt.Errorf("infer: topology: %w", err)
 	}
 	return t, nil
-}
-
-// insertLevel puts l where it keeps the levels nested (finest first), or
-// leaves the levels as they are when it nests nowhere or repeats a level.
-func insertLevel(levels []topo.Level, l topo.Level, n int) []topo.Level {
-	for i := 0; i <= len(levels); i++ {
-		if i < len(levels) && len(levels[i].Groups) == len(l.Groups) && fmt.Sprint(levels[i].Groups) == fmt.Sprint(l.Groups) {
-			levels[i].Name += "+" + l.Name
-			return levels
-		}
-		try := append(append(append([]topo.Level{}, levels[:i]...), l), levels[i:]...)
-		if topo.ValidateLevels(try, n) == nil {
-			return try
-		}
-	}
-	return levels
 }
 
 func seq(n int) []int {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"netaware/cluster"
 	"netaware/metrics"
 	"netaware/platform"
 	"netaware/topo"
@@ -100,7 +101,7 @@ func TestClusterCommandEveryAlgorithm(t *testing.T) {
 		t.Fatal(err)
 	}
 	truth, n := switchTruth(t)
-	for _, algo := range clusterAlgorithms {
+	for _, algo := range cluster.Algorithms {
 		out := filepath.Join(dir, algo+".json")
 		if _, err := runTopoCLI(t, "cluster", ds, "--distance", "rtt", "--algorithm", algo, "--out", out); err != nil {
 			t.Errorf("%s: %v", algo, err)

@@ -315,6 +315,10 @@ type BandwidthResult struct {
 type Link struct {
 	Src int `json:"src"`
 	Dst int `json:"dst"`
+	// Bytes, when > 0, is this link's message size instead of the
+	// pattern's (an irregular pattern such as an alltoallv, seed 001
+	// Sect. 7.3).
+	Bytes int `json:"bytes,omitempty"`
 }
 
 // PatternParams configure the concurrent-communication micro-benchmark of
@@ -328,7 +332,7 @@ type PatternParams struct {
 	// interval of the mean time is at most CIWidth times the mean (seed:
 	// 0.02).
 	CIWidth float64 `json:"ci_width"`
-	// MinIter is the least number of repetitions before the interval is
+	// MinIter is the least number of times per link before the interval is
 	// trusted (default 5).
 	MinIter int `json:"min_iter"`
 }

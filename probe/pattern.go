@@ -10,6 +10,16 @@ import (
 	"netaware/comm"
 )
 
+// linkSize is l's message size under p: its own when it has one (an
+// irregular pattern such as an alltoallv, seed 001 Sect. 7.3), else the
+// pattern's.
+func linkSize(l Link, p PatternParams) int {
+	if l.Bytes > 0 {
+		return l.Bytes
+	}
+	return p.Bytes
+}
+
 // RandomPattern draws a pattern as seed 001 Sect. 7.1 does (|N| = the
 // number of nodes, d draws per node, inclusion probability p, 0.5 in the
 // seed), with a PCG generator seeded with seed. The same link may be drawn
@@ -41,8 +51,11 @@ func RandomPattern(g PatternGenerator) ([]Link, error) {
 // the same links. In each iteration every receiver pre-posts its receives,
 // the participants synchronize (subset barrier), every sender starts all its
 // sends at once, and each receiver records, per incoming link, the time from
-// the barrier to the completion of that receive (seed 001 Fig. 2). It stops
-// when every link's 95% CI is narrow enough or after MaxIter iterations.
+// the barrier to the completion of that receive (seed 001 Fig. 2). A
+// receiver with several incoming links times one of them per iteration, in
+// turn (waiting for one receive also waits for those waited before it). It
+// stops when every link has MinIter times and a 95% CI narrow enough, or
+// after MaxIter iterations (at least twice the largest in-degree).
 // Rank 0 returns the result; other ranks return nil.
 func RunPattern(ctx context.Context, c comm.Comm, links []Link, p PatternParams) (*PatternResult, error) {
 	p = p.WithDefaults()
@@ -53,6 +66,9 @@ func RunPattern(ctx context.Context, c comm.Comm, links []Link, p PatternParams)
 	for i, l := range links {
 		if l.Src < 0 || l.Dst < 0 || l.Src >= c.Size() || l.Dst >= c.Size() || l.Src == l.Dst {
 			return nil, fmt.Errorf("pattern link %d: %d->%d invalid on %d ranks", i, l.Src, l.Dst, c.Size())
+		}
+		if l.Bytes < 0 || l.Bytes > 1<<30 {
+			return nil, fmt.Errorf("pattern link %d: %d->%d: %d bytes outside [0, 1 GiB]", i, l.Src, l.Dst, l.Bytes)
 		}
 		memberSet[l.Src], memberSet[l.Dst] = true, true
 	}
@@ -77,11 +93,26 @@ func RunPattern(ctx context.Context, c comm.Comm, links []Link, p PatternParams)
 	if memberSet[me] {
 		leader := members[0]
 		sbuf := make([]byte, p.Bytes)
-		rbufs := make([][]byte, len(in))
-		for k := range rbufs {
-			rbufs[k] = make([]byte, p.Bytes)
+		for _, li := range out {
+			if n := linkSize(links[li], p); n > len(sbuf) {
+				sbuf = make([]byte, n)
+			}
 		}
-		for it := 0; it < p.MaxIter; it++ {
+		rbufs := make([][]byte, len(in))
+		for k, li := range in {
+			rbufs[k] = make([]byte, linkSize(links[li], p))
+		}
+		// Every link needs iterations in which its receive is waited
+		// first (below): at least two each at the busiest receiver.
+		maxIn := map[int]int{}
+		for _, l := range links {
+			maxIn[l.Dst]++
+		}
+		iterCap := p.MaxIter
+		for _, k := range maxIn {
+			iterCap = max(iterCap, 2*k)
+		}
+		for it := 0; it < iterCap; it++ {
 			sbuf[0] = byte(it) // a fresh message each iteration, as the seed does
 			recvs := make([]comm.Request, len(in))
 			for k, li := range in {
@@ -93,20 +124,32 @@ func RunPattern(ctx context.Context, c comm.Comm, links []Link, p PatternParams)
 			t0 := c.Now()
 			sends := make([]comm.Request, len(out))
 			for k, li := range out {
-				sends[k] = c.Isend(links[li].Dst, tagPatData, sbuf)
+				sends[k] = c.Isend(links[li].Dst, tagPatData, sbuf[:linkSize(links[li], p)])
 			}
-			for k, li := range in {
+			// A wait returns when its receive and every receive waited
+			// before it have completed, so only the first wait of an
+			// iteration times its link alone; which link that is
+			// rotates over the iterations.
+			for j := range in {
+				k := (it + j) % len(in)
+				li := in[k]
 				if _, err := recvs[k].Wait(ctx); err != nil {
 					return nil, fmt.Errorf("pattern link %d->%d: %w", links[li].Src, me, err)
 				}
-				times[li] = append(times[li], (c.Now() - t0).Seconds())
+				if j == 0 {
+					times[li] = append(times[li], (c.Now() - t0).Seconds())
+				}
 			}
 			if err := comm.Wait(ctx, sends...); err != nil {
 				return nil, fmt.Errorf("pattern: sending from %d: %w", me, err)
 			}
 			iters = it + 1
-			mine := iters >= p.MinIter
+			mine := true
 			for _, li := range in {
+				if len(times[li]) < p.MinIter {
+					mine = false
+					continue
+				}
 				s := Summarize(times[li])
 				if CI95HalfWidth(times[li])*2 > p.CIWidth*s.Mean {
 					mine = false

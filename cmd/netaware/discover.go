@@ -52,7 +52,9 @@ infer the topology together, and rank 0 writes into --out:
   topology.conf  a Slurm topology.conf (when ranks reported host names)
   order.hostfile the ranks' hosts in depth-first order of the tree, one a
                  rank, for srun, mpirun --hostfile, mpiexec -f ('netaware order')
-  model.json     Hockney/PLogP parameters per group pair (standard, thorough)
+  model.json     PLogP per group pair, Hockney fitted to it (alpha, beta and
+                 their standard errors), the NIC bandwidth and rank bindings
+                 of the contention model (standard, thorough)
   report.html    a self-contained report, plus its plots as PNG/SVG
 
 The steps: identity exchange; RTT tree inference (seed 002: O(N d) pair
@@ -235,7 +237,7 @@ func writeDiscovery(dir string, o *discover.Outcome, wf *worldFlags, info worldI
 	var m *model.File
 	if o.Dataset.PLogP != nil {
 		var err error
-		if m, err = model.FromDataset(o.Dataset, o.Dataset.PLogP.Schedule.Groups); err != nil {
+		if m, err = model.FromDiscovery(o.Dataset, o.Topology); err != nil {
 			return nil, fmt.Errorf("model: %w", err)
 		}
 		if err := m.WriteFile(path("model.json")); err != nil {

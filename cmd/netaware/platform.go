@@ -539,17 +539,20 @@ func platformTruthTopology(p *platform.Platform, levels []platform.Level) *topo.
 }
 
 func newPlatformExportCmd() *cobra.Command {
-	var simgrid bool
+	var simgrid, fullRoutes bool
 	var out string
 	cmd := &cobra.Command{
 		Use:   "export --simgrid NAME|FILE [-o FILE]",
 		Short: "Write a platform in another simulator's format (SimGrid)",
 		Long: `Export writes the platform's network as a SimGrid platform file (DTD v4.1):
 one host per platform host, links with their bandwidth and latency
-(SPLITDUPLEX for full duplex, SHARED for half duplex), and an explicit route
-between every pair of hosts, the same links netaware's simulator routes over.
-Memory paths inside a host, overheads and noise are not exported. The file
-grows with the square of the host count.
+(SPLITDUPLEX for full duplex, SHARED for half duplex), and routes over the
+same links netaware's simulator routes over: a route per host link and
+switch link in a Dijkstra zone when the switches form a tree, else a
+Cluster zone per switch joined by zone routes. The file grows with the host
+count (2.4 MB for 8,192 hosts). --full-routes writes an explicit route
+between every pair of hosts instead (quadratic: 524 MB for 2,048 hosts).
+Memory paths inside a host, overheads and noise are not exported.
 
 Example:
   netaware platform export --simgrid zhu-2racks -o zhu.xml
@@ -563,10 +566,14 @@ Example:
 			if err != nil {
 				return err
 			}
-			if out == "" || out == "-" {
-				return p.WriteSimGrid(cmd.OutOrStdout())
+			write := p.WriteSimGrid
+			if fullRoutes {
+				write = p.WriteSimGridFull
 			}
-			if err := platformWriteAtomic(out, p.WriteSimGrid); err != nil {
+			if out == "" || out == "-" {
+				return write(cmd.OutOrStdout())
+			}
+			if err := platformWriteAtomic(out, write); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", out)
@@ -574,6 +581,7 @@ Example:
 		},
 	}
 	cmd.Flags().BoolVar(&simgrid, "simgrid", false, "write a SimGrid platform XML file")
+	cmd.Flags().BoolVar(&fullRoutes, "full-routes", false, "write an explicit route per host pair (quadratic in the hosts)")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "output file (default: standard output)")
 	return cmd
 }

@@ -329,6 +329,7 @@ func runReduceSteps(ctx context.Context, c comm.Comm, steps []Step, buf []byte, 
 	// scratch holds the round's incoming operands; it grows to the
 	// largest round (n/P for the ring, n/2 for Rabenseifner), not n.
 	var scratch []byte
+	var sb *[]byte // scratch's pooled buffer
 	type pending struct{ lo, hi, peer, at int }
 	for i := 0; i < len(steps); {
 		j := i
@@ -344,7 +345,10 @@ func runReduceSteps(ctx context.Context, c comm.Comm, steps []Step, buf []byte, 
 			}
 		}
 		if cap(scratch) < need {
-			scratch = make([]byte, need)
+			// Every receive into the old scratch has completed.
+			putBuf(sb)
+			sb = getBuf(need)
+			scratch = (*sb)[:cap(*sb)]
 		}
 		at := 0
 		var sends []comm.Request
@@ -390,6 +394,7 @@ func runReduceSteps(ctx context.Context, c comm.Comm, steps []Step, buf []byte, 
 		}
 		i = j
 	}
+	putBuf(sb)
 	return nil
 }
 
@@ -458,7 +463,8 @@ func (s *Schedule) ReduceScatter(ctx context.Context, c comm.Comm, send, recv []
 	if m == 0 {
 		return nil
 	}
-	full := make([]byte, p*m)
+	fb := getBuf(p * m)
+	full := *fb
 	switch {
 	case s.Kind == KindLevels:
 		if err := s.Allreduce(ctx, c, send, full, op); err != nil {
@@ -468,7 +474,11 @@ func (s *Schedule) ReduceScatter(ctx context.Context, c comm.Comm, send, recv []
 		if err := s.Reduce(ctx, c, send, full, op); err != nil {
 			return err
 		}
-		return s.Scatter(ctx, c, full, recv)
+		if err := s.Scatter(ctx, c, full, recv); err != nil {
+			return err
+		}
+		putBuf(fb)
+		return nil
 	case s.ScatterStepsOf != nil && !op.NonCommutative:
 		copy(full, send)
 		if err := runReduceSteps(ctx, c, s.ScatterStepsOf(me), full, p, op, tagRedScat); err != nil {
@@ -480,6 +490,7 @@ func (s *Schedule) ReduceScatter(ctx context.Context, c comm.Comm, send, recv []
 		}
 	}
 	copy(recv, full[me*m:(me+1)*m])
+	putBuf(fb)
 	return nil
 }
 

@@ -458,26 +458,35 @@ func (s *Schedule) Reduce(ctx context.Context, c comm.Comm, send, recv []byte, o
 	if seg > 0 {
 		seg = max(op.ElemSize, seg-seg%op.ElemSize)
 	}
-	acc := make([]byte, n)
+	// The accumulator and the children's operands come from bufPools and
+	// go back only once every receive and send completed.
+	var bufs []*[]byte
+	var acc []byte
 	if me == s.Root {
 		acc = recv[:n]
+	} else {
+		b := getBuf(n)
+		bufs = append(bufs, b)
+		acc = *b
 	}
 	copy(acc, send)
 	segs := grid(0, n, seg)
 	kids := s.Children[me]
 	tmp := make([][]byte, len(kids))
-	recvs := make([][]recvReq, len(kids))
+	recvs := make([]recvReq, len(kids)*len(segs))
 	for i, k := range kids {
-		tmp[i] = make([]byte, n)
-		for _, g := range segs {
-			recvs[i] = append(recvs[i], recvReq{c.Irecv(k, tagReduce, tmp[i][g.lo:g.hi]), k, g.hi - g.lo})
+		b := getBuf(n)
+		bufs = append(bufs, b)
+		tmp[i] = *b
+		for gi, g := range segs {
+			recvs[i*len(segs)+gi] = recvReq{c.Irecv(k, tagReduce, tmp[i][g.lo:g.hi]), k, g.hi - g.lo}
 		}
 	}
 	parent := s.Parent[me]
 	var w window
 	for gi, g := range segs {
 		for i := range kids {
-			if err := recvs[i][gi].wait(ctx); err != nil {
+			if err := recvs[i*len(segs)+gi].wait(ctx); err != nil {
 				return s.wrap("reduce", c, err)
 			}
 			op.Fn(acc[g.lo:g.hi], tmp[i][g.lo:g.hi])
@@ -489,7 +498,13 @@ func (s *Schedule) Reduce(ctx context.Context, c comm.Comm, send, recv []byte, o
 			w.send(c, parent, tagReduce, acc[g.lo:g.hi])
 		}
 	}
-	return s.wrap("reduce", c, w.drain(ctx))
+	if err := w.drain(ctx); err != nil {
+		return s.wrap("reduce", c, err)
+	}
+	for _, b := range bufs {
+		putBuf(b)
+	}
+	return nil
 }
 
 // Allgather gives every rank the concatenation, in rank order, of every

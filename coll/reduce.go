@@ -51,11 +51,24 @@ func Float64Op(name string, f func(a, b float64) float64) Op {
 	}}
 }
 
-// Reductions over little-endian float64 values.
+// The built-in reductions over little-endian numbers, with element loops
+// specialised per type and operation (kernels.go). Max and min follow the
+// built-in max and min: a NaN operand gives NaN (math.Max would give +Inf
+// for max(NaN, +Inf)), max(-0, +0) = +0, min(-0, +0) = -0. Integer sums
+// wrap.
 var (
-	SumFloat64 = Float64Op("sum-float64", func(a, b float64) float64 { return a + b })
-	MaxFloat64 = Float64Op("max-float64", math.Max)
-	MinFloat64 = Float64Op("min-float64", math.Min)
+	SumFloat64 = Op{Name: "sum-float64", ElemSize: 8, Fn: kernel(opSum, decF64, encF64)}
+	MaxFloat64 = Op{Name: "max-float64", ElemSize: 8, Fn: kernel(opMax, decF64, encF64)}
+	MinFloat64 = Op{Name: "min-float64", ElemSize: 8, Fn: kernel(opMin, decF64, encF64)}
+	SumFloat32 = Op{Name: "sum-float32", ElemSize: 4, Fn: kernel(opSum, decF32, encF32)}
+	MaxFloat32 = Op{Name: "max-float32", ElemSize: 4, Fn: kernel(opMax, decF32, encF32)}
+	MinFloat32 = Op{Name: "min-float32", ElemSize: 4, Fn: kernel(opMin, decF32, encF32)}
+	SumInt64   = Op{Name: "sum-int64", ElemSize: 8, Fn: kernel(opSum, decI64, encI64)}
+	MaxInt64   = Op{Name: "max-int64", ElemSize: 8, Fn: kernel(opMax, decI64, encI64)}
+	MinInt64   = Op{Name: "min-int64", ElemSize: 8, Fn: kernel(opMin, decI64, encI64)}
+	SumInt32   = Op{Name: "sum-int32", ElemSize: 4, Fn: kernel(opSum, decI32, encI32)}
+	MaxInt32   = Op{Name: "max-int32", ElemSize: 4, Fn: kernel(opMax, decI32, encI32)}
+	MinInt32   = Op{Name: "min-int32", ElemSize: 4, Fn: kernel(opMin, decI32, encI32)}
 )
 
 // Float64Bytes encodes v little-endian, the layout the float64 reductions use.

@@ -76,3 +76,45 @@ func BenchmarkRoute4096Cold(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkWriteSimGrid times the SimGrid export of issue 18's two-level
+// clusters (8 hosts per leaf switch, 16 ranks a host) and reports the file
+// size: the zoned form grows with the hosts, the full form (2,048 hosts at
+// most here) with their square. Run:
+// go test -run X -bench WriteSimGrid -benchtime 1x ./platform
+func BenchmarkWriteSimGrid(b *testing.B) {
+	for _, c := range []struct {
+		form  string
+		hosts int
+	}{{"zoned", 512}, {"zoned", 2048}, {"zoned", 8192}, {"full", 512}, {"full", 2048}} {
+		y, err := TwoLevelCluster(c.hosts).YAML()
+		if err != nil {
+			b.Fatal(err)
+		}
+		p, err := Parse("two-level.yaml", y)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("%s/hosts=%d", c.form, c.hosts), func(b *testing.B) {
+			write := p.WriteSimGrid
+			if c.form == "full" {
+				write = p.WriteSimGridFull
+			}
+			var n countWriter
+			for b.Loop() {
+				n = 0
+				if err := write(&n); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(n)/1e6, "MB")
+		})
+	}
+}
+
+type countWriter int64
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	*c += countWriter(len(p))
+	return len(p), nil
+}

@@ -84,8 +84,17 @@ func TestPlatformExportSimGrid(t *testing.T) {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(path)
-	if err != nil || !bytes.Contains(data, []byte(`<platform version="4.1">`)) || bytes.Count(data, []byte("<route ")) != 435 {
-		t.Errorf("export: %v, %d bytes", err, len(data))
+	// 30 hosts on 2 switches: a route per host link and one for the link
+	// between the switches.
+	if err != nil || !bytes.Contains(data, []byte(`<platform version="4.1">`)) || bytes.Count(data, []byte("<route ")) != 30+1 {
+		t.Errorf("export: %v, %d bytes, %d routes", err, len(data), bytes.Count(data, []byte("<route ")))
+	}
+	if _, _, err := runPlatformCLI(t, "platform", "export", "--simgrid", "--full-routes", "zhu-2racks", "-o", path); err != nil {
+		t.Fatal(err)
+	}
+	data, err = os.ReadFile(path)
+	if err != nil || bytes.Count(data, []byte("<route ")) != 30*29/2 {
+		t.Errorf("export --full-routes: %v, %d routes, want one per host pair", err, bytes.Count(data, []byte("<route ")))
 	}
 	if _, _, err := runPlatformCLI(t, "platform", "export", "zhu-2racks"); !isPlatformUsage(err) {
 		t.Errorf("export without a format: %v", err)

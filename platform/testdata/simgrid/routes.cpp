@@ -16,6 +16,9 @@ int main(int argc, char** argv)
     return 2;
   }
   e.load_platform(argv[1]);
+  // Dijkstra and Floyd zones build their graphs when the platform is
+  // sealed, which run() would do.
+  e.seal_platform();
   std::string a;
   std::string b;
   std::cout << std::setprecision(17);

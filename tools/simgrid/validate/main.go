@@ -10,6 +10,13 @@
 //	g++ -O2 -std=c++17 -o /tmp/sgflows tools/simgrid/flows.cpp -lsimgrid
 //	go run ./tools/simgrid/validate -flows /tmp/sgflows -platform zhu-2racks -patterns 20
 //
+// With -dense it runs the dense pattern (256 ranks x 16 lanes of
+// back-to-back flows: 4,096 in flight) in netsim and in SimGrid
+// (tools/simgrid/lanes.cpp) and compares completion times and CPU:
+//
+//	g++ -O2 -std=c++17 -o /tmp/sglanes tools/simgrid/lanes.cpp -lsimgrid
+//	go run ./tools/simgrid/validate -dense /tmp/sglanes -platform dichev-n1
+//
 // With -bcast it instead times a binomial broadcast in comm/sim and in
 // SimGrid (tools/simgrid/bcast.cpp):
 //
@@ -58,7 +65,25 @@ func main() {
 	bcastSize := flag.Int("bcast-bytes", 64<<20, "broadcast size for -bcast")
 	reps := flag.Int("reps", 5, "-bcast: runs of each simulator (the fastest counts)")
 	flag.StringVar(&sgPrecision, "sg-precision", "1e-11", "SimGrid's surf/precision and maxmin/precision (raise it if SimGrid aborts on rounding)")
+	denseBin := flag.String("dense", "", "instead of patterns: run the dense pattern in netsim and in this SimGrid lanes program (tools/simgrid/lanes.cpp)")
+	denseRanks := flag.Int("dense-ranks", 256, "-dense: ranks that send")
+	denseLanes := flag.Int("dense-lanes", 16, "-dense: lanes per rank (flows in flight per rank)")
+	denseSeq := flag.Int("dense-seq", 4, "-dense: flows per lane")
+	rounds := flag.Int("rounds", 3, "-dense: alternating rounds")
 	flag.Parse()
+	if *denseBin != "" {
+		for _, name := range strings.Split(*plats, ",") {
+			p, err := platform.Load(name)
+			if err == nil {
+				err = compareDense(p.WithoutNoise(), name, *denseBin, *denseRanks, *denseLanes, *denseSeq, max(1, *rounds), *seed, *keep)
+			}
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "validate:", err)
+				os.Exit(1)
+			}
+		}
+		return
+	}
 	if *bcastBin != "" {
 		for _, name := range strings.Split(*plats, ",") {
 			p, err := platform.Load(name)
@@ -315,17 +340,7 @@ func runSimGrid(p *platform.Platform, flows []flow, bin, dir string) (map[int]fl
 	if err := atomicfile.WriteFile(patPath, pat.Bytes()); err != nil {
 		return nil, err
 	}
-	tcp := p.TCP()
-	cmd := exec.Command(bin, xmlPath, patPath,
-		"--cfg=network/model:CM02",
-		"--cfg=network/crosstraffic:"+boolStr(tcp.CrossTraffic > 0),
-		fmt.Sprintf("--cfg=network/TCP-gamma:%d", tcp.WindowBytes),
-		"--cfg=network/weight-S:0",
-		"--cfg=network/latency-factor:1",
-		"--cfg=network/bandwidth-factor:1",
-		"--cfg=surf/precision:"+sgPrecision,
-		"--cfg=maxmin/precision:"+sgPrecision,
-		"--log=root.thres:critical")
+	cmd := exec.Command(bin, append([]string{xmlPath, patPath}, simgridCfg(p)...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -346,6 +361,22 @@ func runSimGrid(p *platform.Platform, flows []flow, bin, dir string) (map[int]fl
 		return nil, fmt.Errorf("flows printed %d completions for %d flows: %s", len(done), len(flows), stderr.String())
 	}
 	return done, nil
+}
+
+// simgridCfg is SimGrid's configuration for netsim's model of p.
+func simgridCfg(p *platform.Platform) []string {
+	tcp := p.TCP()
+	return []string{
+		"--cfg=network/model:CM02",
+		"--cfg=network/crosstraffic:" + boolStr(tcp.CrossTraffic > 0),
+		fmt.Sprintf("--cfg=network/TCP-gamma:%d", tcp.WindowBytes),
+		"--cfg=network/weight-S:0",
+		"--cfg=network/latency-factor:1",
+		"--cfg=network/bandwidth-factor:1",
+		"--cfg=surf/precision:" + sgPrecision,
+		"--cfg=maxmin/precision:" + sgPrecision,
+		"--log=root.thres:critical",
+	}
 }
 
 func boolStr(b bool) string {

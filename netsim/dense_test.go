@@ -1,0 +1,123 @@
+package netsim
+
+import (
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// The dense pattern of issue 16: 256 hosts on 32 leaf switches of 8 (the
+// leaves on one core switch), every host running 16 lanes of back-to-back
+// flows, so that 4,096 flows are in flight and share the leaf uplinks:
+// one connected component that every event re-solves. Lane k of host i
+// sends its j-th flow to host (i + 1 + k + 16 j) mod 256.
+type densePattern struct {
+	res            []Resource
+	hosts, leafOf  int
+	up, down       []int // per host
+	leafUp, leafDn []int // per leaf
+}
+
+func newDense() *densePattern {
+	d := &densePattern{hosts: 256, leafOf: 8}
+	for range d.hosts {
+		d.up = append(d.up, len(d.res))
+		d.down = append(d.down, len(d.res)+1)
+		d.res = append(d.res, Resource{"nic-up", 125e6}, Resource{"nic-down", 125e6})
+	}
+	for range d.hosts / d.leafOf {
+		d.leafUp = append(d.leafUp, len(d.res))
+		d.leafDn = append(d.leafDn, len(d.res)+1)
+		d.res = append(d.res, Resource{"leaf-up", 1.25e9}, Resource{"leaf-down", 1.25e9})
+	}
+	return d
+}
+
+func (d *densePattern) route(s, t int) (fwd []int, lat float64) {
+	ls, lt := s/d.leafOf, t/d.leafOf
+	if ls == lt {
+		return []int{d.up[s], d.down[t]}, 10e-6
+	}
+	return []int{d.up[s], d.leafUp[ls], d.leafDn[lt], d.down[t]}, 14e-6
+}
+
+func (d *densePattern) spec(s, t int, bytes int64, lane int) FlowSpec {
+	fwd, lat := d.route(s, t)
+	rev, _ := d.route(t, s)
+	return FlowSpec{Bytes: bytes, LatencyS: lat, Forward: fwd, Reverse: rev, Data: lane}
+}
+
+// runDense runs lanes x seq flows per host (seq <= 0: until stop says so)
+// and returns the completion times in completion order, hashed, and the
+// events delivered.
+func runDense(tb testing.TB, seq int, stop func(events int) bool) (uint64, int) {
+	d := newDense()
+	n := mustNet(tb, Config{Resources: d.res, CrossTraffic: 0.05, Weighting: RTTWeighted, WindowBytes: 4 << 20})
+	rng := rand.New(rand.NewPCG(16, 4))
+	const lanes = 16
+	sent := make([]int, d.hosts*lanes)
+	start := func(l int) {
+		i, k := l/lanes, l%lanes
+		t := (i + 1 + k + lanes*sent[l]) % d.hosts
+		sent[l]++
+		size := int64(math.Exp(math.Log(1e5) + rng.Float64()*(math.Log(2e6)-math.Log(1e5))))
+		mustStart(tb, n, d.spec(i, t, size, l))
+	}
+	for l := range sent {
+		start(l)
+	}
+	h := fnv.New64a()
+	var buf [8]byte
+	events := 0
+	for n.Pending() > 0 && (stop == nil || !stop(events)) {
+		for _, e := range n.Step() {
+			events++
+			if e.Kind != Done {
+				continue
+			}
+			bits := math.Float64bits(e.Time)
+			for i := range buf {
+				buf[i] = byte(bits >> (8 * i))
+			}
+			h.Write(buf[:])
+			id := uint64(e.Flow.ID())
+			for i := range buf {
+				buf[i] = byte(id >> (8 * i))
+			}
+			h.Write(buf[:])
+			if l := e.Flow.Data().(int); seq <= 0 || sent[l] < seq {
+				start(l)
+			}
+		}
+	}
+	return h.Sum64(), events
+}
+
+// TestDenseGolden pins the simulated results of the dense pattern (4,096
+// flows in flight, one flow per lane): the hash of every
+// completion time and flow id, in completion order, bit for bit. The
+// solver's optimisations must not change a single bit; a change of the
+// model must update the golden value and say why.
+func TestDenseGolden(t *testing.T) {
+	if testing.Short() {
+		t.Skip("4,096 flows in one component")
+	}
+	const golden = 0x5201e0c16c2b76b4
+	got, events := runDense(t, 1, nil)
+	if events != 2*4096 {
+		t.Errorf("%d events, want %d (a latency end and a completion per flow)", events, 2*4096)
+	}
+	if got != golden {
+		t.Fatalf("dense pattern hash %#x, want %#x", got, uint64(golden))
+	}
+}
+
+// BenchmarkFlowEventsAlltoall: the dense pattern, lanes refilled forever,
+// events per second. Run:
+// go test -run X -bench FlowEventsAlltoall -benchtime 20000x ./netsim
+func BenchmarkFlowEventsAlltoall(b *testing.B) {
+	b.ReportAllocs()
+	_, events := runDense(b, 0, func(events int) bool { return events >= b.N })
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+}

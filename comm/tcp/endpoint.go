@@ -59,6 +59,9 @@ type Config struct {
 	// CloseTimeout bounds how long Close waits for peers to acknowledge
 	// the goodbye (default 5 s).
 	CloseTimeout time.Duration
+	// NoShm keeps ranks of one machine on loopback TCP instead of the
+	// intra-host path (Unix sockets, see local.go).
+	NoShm bool
 	// Logger receives refused connections and lost peers (default slog.Default()).
 	Logger *slog.Logger
 }

@@ -1,0 +1,89 @@
+// The intra-host path. Ranks of one machine (the same kernel and network
+// namespace: comm.Identity.Machine) connect over Unix domain stream sockets
+// instead of loopback TCP, with the same framing, authentication and
+// engine: only the socket under a peer changes. A Unix socket skips the
+// TCP/IP stack (segmentation, acknowledgements, the loopback device and its
+// softirq), which is most of a small message's cost on loopback.
+//
+// The sockets are abstract (Linux): no file to create or clean up, and an
+// abstract name lives in the network namespace, so ranks of one machine
+// in different namespaces (the hosts of 'netaware emu') could not reach
+// each other that way even if they tried; they do not try, since their
+// Machine strings differ, and keep talking over their (emulated) network.
+
+package tcp
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"net"
+	"strings"
+)
+
+// EnvShm disables the intra-host path when set to 0, off, false or no.
+const EnvShm = "NETAWARE_SHM"
+
+func shmDisabled(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "0", "off", "false", "no":
+		return true
+	}
+	return false
+}
+
+// Path names how this rank reaches rank r: "self", "shm" (the
+// intra-host path, a Unix socket) or "tcp"; "" for a rank out of range.
+func (e *Endpoint) Path(r int) string {
+	switch {
+	case r < 0 || r >= e.size:
+		return ""
+	case r == e.rank:
+		return "self"
+	}
+	if _, ok := e.peers[r].conn.(*net.UnixConn); ok {
+		return "shm"
+	}
+	return "tcp"
+}
+
+// listenLocal listens on a fresh abstract Unix socket.
+func listenLocal() (net.Listener, error) {
+	var r [12]byte
+	if _, err := rand.Read(r[:]); err != nil {
+		return nil, err
+	}
+	return net.Listen("unix", "@netaware-"+hex.EncodeToString(r[:]))
+}
+
+// useLocal says whether ranks at a and b connect over the intra-host path:
+// both take local connections and both run on one known machine. Both
+// ends decide alike from the same table.
+func useLocal(a, b endpointAddr) bool {
+	return a.local != "" && b.local != "" && a.machine != "" && a.machine == b.machine
+}
+
+// localBuffer is the send buffer of an intra-host socket. A Unix stream
+// socket queues at most its sender's buffer (default 208 KiB): a larger
+// one lets a 1 MiB message go in one write and come out in one read,
+// where the default costs a sleep and a wake-up per 208 KiB on both sides.
+// The kernel caps it at net.core.wmem_max.
+const localBuffer = 4 << 20
+
+func tuneLocal(c net.Conn) {
+	if uc, ok := c.(*net.UnixConn); ok {
+		uc.SetWriteBuffer(localBuffer)
+		uc.SetReadBuffer(localBuffer)
+	}
+}
+
+// remoteAddr names a connection's far end for logs and errors ("" ends,
+// as an accepted Unix socket has, become the network's name).
+func remoteAddr(c net.Conn) string {
+	if a := c.RemoteAddr(); a != nil && a.String() != "" {
+		return a.String()
+	}
+	if c.LocalAddr() != nil {
+		return c.LocalAddr().Network() + " peer"
+	}
+	return "unknown"
+}

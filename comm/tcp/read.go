@@ -217,11 +217,14 @@ func (p *peer) readInto(br *bufio.Reader, r *request, m *inmsg, prefix []byte) e
 	fit := min(m.n, len(r.buf))
 	have := copy(r.buf[:fit], prefix)
 	for have < fit {
-		k := min(fit-have, readChunk)
-		if _, err := io.ReadFull(br, r.buf[have:have+k]); err != nil {
+		k, err := br.Read(r.buf[have:min(fit, have+directChunk)])
+		have += k
+		if err != nil && (have < fit || k == 0) {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
 			return err
 		}
-		have += k
 		p.touchRead()
 	}
 	if rest := int64(m.n - max(fit, len(prefix))); rest > 0 {

@@ -35,6 +35,9 @@ type Env struct {
 	// NoShm keeps this rank off the intra-host path: it talks TCP to
 	// every rank, also those of its own machine (NETAWARE_SHM=0).
 	NoShm bool
+	// ShmSpin, if positive, replaces Config.ShmSpin (NETAWARE_SHM_SPIN,
+	// a Go duration such as 200us).
+	ShmSpin time.Duration
 }
 
 // Environment variables read by Detect.
@@ -98,6 +101,7 @@ func detect(getenv func(string) string) (Env, bool) {
 			Listen:      getenv(EnvListen),
 			Source:      s.name,
 			NoShm:       shmDisabled(getenv(EnvShm)),
+			ShmSpin:     shmSpinEnv(getenv(EnvShmSpin)),
 		}, true
 	}
 	return Env{}, false
@@ -145,9 +149,15 @@ func Join(ctx context.Context, env Env) (comm.Comm, io.Closer, error) {
 // instead (see local.go): each rank also listens on one, and the
 // registration connection of a rank on rank 0's machine is replaced by one.
 func JoinWith(ctx context.Context, env Env, opt Options) (*Endpoint, error) {
+	if env.ShmSpin > 0 {
+		opt.Config.ShmSpin = env.ShmSpin
+	}
 	cfg := opt.Config.withDefaults()
 	if env.Size < 1 || env.Rank < 0 || env.Rank >= env.Size {
 		return nil, fmt.Errorf("tcp join: rank %d of %d is out of range", env.Rank, env.Size)
+	}
+	if err := checkShmRing(cfg.ShmRing); err != nil {
+		return nil, fmt.Errorf("tcp join (rank %d of %d): %w", env.Rank, env.Size, err)
 	}
 	e := newEndpoint(env.Rank, env.Size, cfg)
 	if opt.machine != "" {
@@ -284,6 +294,14 @@ func (b *bootstrap) acceptLoop(ctx context.Context, ln net.Listener, want int, o
 			continue
 		}
 		h, err := readHello(conn, b.env.Size)
+		if err == nil {
+			if uc, ok := conn.(*net.UnixConn); ok {
+				conn, err = shmAccept(uc, b.cfg.ShmSpin)
+				if err != nil {
+					uc.Close()
+				}
+			}
+		}
 		if err != nil {
 			b.cfg.Logger.Warn("tcp: refused connection", "rank", b.env.Rank, "addr", remoteAddr(conn), "err", err)
 			conn.Close()
@@ -525,6 +543,14 @@ func (b *bootstrap) dial(ctx context.Context, network, addr string) (net.Conn, e
 	if err := writeHello(conn, hello{rank: b.env.Rank, size: b.env.Size, endpointAddr: endpointAddr{addr: b.e.addr}}); err != nil {
 		conn.Close()
 		return nil, err
+	}
+	if uc, ok := conn.(*net.UnixConn); ok {
+		sc, err := shmDial(uc, max(b.cfg.ShmRing, 0), b.cfg.ShmSpin)
+		if err != nil {
+			conn.Close()
+			return nil, err
+		}
+		conn = sc
 	}
 	conn.SetDeadline(time.Time{})
 	return conn, nil

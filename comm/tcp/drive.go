@@ -174,6 +174,10 @@ func (p *peer) drive(ctx context.Context, r *request) {
 func (p *peer) readFor(ctx context.Context, r *request) {
 	e := p.ep
 	done := ctx.Done()
+	if p.dc != nil {
+		p.dc.setDriving(true)
+		defer p.dc.setDriving(false)
+	}
 	// The conditions are checked after any clearing of the deadline, so
 	// an interrupt is never lost (see frameReader).
 	for !r.isDone() && !closed(done) && e.err() == nil {

@@ -62,6 +62,13 @@ type Config struct {
 	// NoShm keeps ranks of one machine on loopback TCP instead of the
 	// intra-host path (Unix sockets, see local.go).
 	NoShm bool
+	// ShmRing is the size of each direction's shared-memory ring between
+	// two ranks of one machine, a power of two from 4 KiB to 64 MiB
+	// (default 2 MiB); negative keeps them on plain Unix sockets.
+	// ShmSpin is how long a receiver waiting for a message polls its ring
+	// before it sleeps (default 200 µs; negative: never).
+	ShmRing int
+	ShmSpin time.Duration
 	// Logger receives refused connections and lost peers (default slog.Default()).
 	Logger *slog.Logger
 }
@@ -106,6 +113,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
+	}
+	if c.ShmRing == 0 {
+		c.ShmRing = shmRing
+	}
+	if c.ShmSpin == 0 {
+		c.ShmSpin = shmSpin
 	}
 	return c
 }
@@ -168,6 +181,10 @@ func (e *Endpoint) attach(r int, conn net.Conn) {
 			p.raw = rc
 			p.writevFn = p.writevStep
 		}
+	}
+	if dc, ok := conn.(drivenConn); ok {
+		p.dc = dc
+		dc.setOnFull(e.endGraces)
 	}
 	p.br = bufio.NewReaderSize(frameReader{p}, readBuffer)
 	now := int64(e.Now())

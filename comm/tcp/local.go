@@ -16,12 +16,28 @@ package tcp
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"net"
 	"strings"
+	"time"
 )
 
 // EnvShm disables the intra-host path when set to 0, off, false or no.
 const EnvShm = "NETAWARE_SHM"
+
+// EnvShmSpin sets how long a receiver polls its ring before sleeping
+// (Config.ShmSpin), as a Go duration: 200us, 1ms.
+const EnvShmSpin = "NETAWARE_SHM_SPIN"
+
+// shmSpinEnv parses EnvShmSpin; 0 (the default applies) if unset or not
+// a positive duration.
+func shmSpinEnv(v string) time.Duration {
+	d, err := time.ParseDuration(strings.TrimSpace(v))
+	if err != nil || d <= 0 {
+		return 0
+	}
+	return d
+}
 
 func shmDisabled(v string) bool {
 	switch strings.ToLower(strings.TrimSpace(v)) {
@@ -32,7 +48,8 @@ func shmDisabled(v string) bool {
 }
 
 // Path names how this rank reaches rank r: "self", "shm" (the
-// intra-host path, a Unix socket) or "tcp"; "" for a rank out of range.
+// intra-host path: shared-memory rings), "unix" (the intra-host path
+// without rings, Config.ShmRing < 0) or "tcp"; "" for a rank out of range.
 func (e *Endpoint) Path(r int) string {
 	switch {
 	case r < 0 || r >= e.size:
@@ -40,10 +57,42 @@ func (e *Endpoint) Path(r int) string {
 	case r == e.rank:
 		return "self"
 	}
-	if _, ok := e.peers[r].conn.(*net.UnixConn); ok {
+	switch e.peers[r].conn.(type) {
+	case drivenConn:
 		return "shm"
+	case *net.UnixConn:
+		return "unix"
 	}
 	return "tcp"
+}
+
+// shmRing is the default ring size per direction: large enough that a
+// 1 MiB message and its header fit whole (a ping-pong never waits for
+// space), small enough for many ranks per host (the pages of a ring are
+// only allocated as traffic reaches them).
+const shmRing = 2 << 20
+
+// shmSpin is how long a driver spins on an empty ring before sleeping on
+// the doorbell; a reply that comes sooner costs no system call and no
+// wake-up (the sleep and wake-up cost about as much as this).
+const shmSpin = 200 * time.Microsecond
+
+// maxRing bounds a ring (the acceptor refuses larger offers).
+const maxRing = 64 << 20
+
+// checkShmRing refuses a ring size the acceptor would refuse.
+func checkShmRing(n int) error {
+	if n < 0 || n >= 4096 && n <= maxRing && n&(n-1) == 0 {
+		return nil
+	}
+	return fmt.Errorf("shared-memory ring of %d bytes: want a power of two from 4 KiB to 64 MiB (negative: no rings)", n)
+}
+
+// drivenConn is a connection that wants to know who reads it: the
+// shared-memory rings (shm_linux.go).
+type drivenConn interface {
+	setDriving(on bool) // a driver reads now (it may spin for its message)
+	setOnFull(f func()) // f runs when a write has to wait for room
 }
 
 // listenLocal listens on a fresh abstract Unix socket.

@@ -16,6 +16,7 @@ type peer struct {
 	ep   *Endpoint
 	rank int
 	conn net.Conn
+	dc   drivenConn // conn, if it is shared memory
 
 	wmu      sync.Mutex // serializes frames on the socket
 	hbuf     [headerSize]byte

@@ -1,0 +1,360 @@
+//go:build linux
+
+// Shared-memory rings. Two ranks of one machine first meet over a Unix
+// socket (local.go); the dialer then creates a memory file (memfd) holding
+// one ring per direction, maps it and passes it to the acceptor over the
+// socket (SCM_RIGHTS). From then on the frames go through the rings, with
+// one copy in and one copy out and no system call, and the socket stays
+// as the doorbell: a reader that found its ring empty (after spinning a
+// while if it is a driver, see spinFor) marks itself asleep and blocks
+// reading the socket, and a writer that publishes bytes to a sleeping
+// reader writes it one byte. The socket also carries what the engine
+// expects of a connection: read deadlines (the interrupts of drive.go)
+// act on the doorbell read, and the end of a peer process (its socket
+// closes) reaches the reader as the end of the stream, after whatever
+// the ring still holds.
+//
+// shmConn is a net.Conn, so the transport above it is unchanged: framing,
+// matching, Ssend acks, heartbeats, goodbyes and faults are the TCP code's.
+
+package tcp
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"runtime"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Ring layout: a header of four cache lines, then the data. Positions count
+// bytes since the start and only grow; a ring's size is a power of two.
+const (
+	offTail     = 0   // producer: bytes written (published)
+	offHead     = 64  // consumer: bytes read
+	offSleeping = 128 // consumer: 1 while it waits on the doorbell
+	offClosed   = 192 // flags: closedWrite (producer is done), closedRead (consumer is gone)
+	ringHeader  = 256
+
+	closedWrite = 1
+	closedRead  = 2
+)
+
+type ring struct {
+	tail, head *atomic.Uint64
+	sleeping   *atomic.Uint32
+	closed     *atomic.Uint32
+	data       []byte
+	mask       uint64
+}
+
+func mapRing(mem []byte, size int) ring {
+	at := func(off int) unsafe.Pointer { return unsafe.Pointer(&mem[off]) }
+	return ring{
+		tail:     (*atomic.Uint64)(at(offTail)),
+		head:     (*atomic.Uint64)(at(offHead)),
+		sleeping: (*atomic.Uint32)(at(offSleeping)),
+		closed:   (*atomic.Uint32)(at(offClosed)),
+		data:     mem[ringHeader : ringHeader+size],
+		mask:     uint64(size - 1),
+	}
+}
+
+type shmConn struct {
+	bell    *net.UnixConn
+	in, out ring
+	spin    time.Duration // how long a driver's read spins before sleeping
+	// driving is set while a driver reads (see readFor): only a goroutine
+	// that waits for a message spins; the reader goroutine goes to sleep.
+	driving atomic.Bool
+	// onFull runs when a write finds the ring full, before it waits:
+	// the transport hands idle connections back to their readers, as it
+	// does when a socket is full (see writevStep).
+	onFull func()
+
+	interrupted atomic.Bool // a read deadline in the past is set
+	closed      atomic.Bool // Close was called
+	peerGone    atomic.Bool // the doorbell ended: the peer closed or died
+	bellErr     error       // how it ended (reader only)
+	bellBuf     [64]byte    // reader only
+	one         [1]byte     // writer only (under the transport's wmu)
+}
+
+// shmDial turns a freshly introduced Unix connection into a ring pair
+// (the dialer's side): size 0 keeps the plain socket. The peer learns the
+// choice from the 8-byte message sent here.
+func shmDial(uc *net.UnixConn, size int, spin time.Duration) (net.Conn, error) {
+	var msg [8]byte
+	binary.LittleEndian.PutUint64(msg[:], uint64(size))
+	if size == 0 {
+		_, err := uc.Write(msg[:])
+		return uc, err
+	}
+	total := 2 * (ringHeader + size)
+	fd, err := unix.MemfdCreate("netaware-shm", unix.MFD_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("shared memory: memfd_create: %w", err)
+	}
+	defer unix.Close(fd)
+	if err := unix.Ftruncate(fd, int64(total)); err != nil {
+		return nil, fmt.Errorf("shared memory: ftruncate to %d bytes: %w", total, err)
+	}
+	mem, err := unix.Mmap(fd, 0, total, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	if err != nil {
+		return nil, fmt.Errorf("shared memory: mmap of %d bytes: %w", total, err)
+	}
+	if _, _, err := uc.WriteMsgUnix(msg[:], unix.UnixRights(fd), nil); err != nil {
+		unix.Munmap(mem)
+		return nil, fmt.Errorf("shared memory: passing the rings: %w", err)
+	}
+	return newShmConn(uc, mem, size, spin, true), nil
+}
+
+// shmAccept is the acceptor's side of shmDial.
+func shmAccept(uc *net.UnixConn, spin time.Duration) (net.Conn, error) {
+	var msg [8]byte
+	oob := make([]byte, unix.CmsgSpace(4))
+	n, oobn, _, _, err := uc.ReadMsgUnix(msg[:], oob)
+	if err != nil {
+		return nil, fmt.Errorf("shared memory: %w", err)
+	}
+	fd := -1
+	if oobn > 0 {
+		cms, err := unix.ParseSocketControlMessage(oob[:oobn])
+		if err == nil && len(cms) == 1 {
+			if fds, err := unix.ParseUnixRights(&cms[0]); err == nil && len(fds) == 1 {
+				fd = fds[0]
+			}
+		}
+		if fd < 0 {
+			return nil, fmt.Errorf("shared memory: %w: malformed rights message", errProtocol)
+		}
+		defer unix.Close(fd)
+	}
+	if n < len(msg) {
+		if _, err := io.ReadFull(uc, msg[n:]); err != nil {
+			return nil, fmt.Errorf("shared memory: %w", err)
+		}
+	}
+	size := binary.LittleEndian.Uint64(msg[:])
+	if size == 0 && fd < 0 {
+		return uc, nil
+	}
+	if fd < 0 || size < 4096 || size > maxRing || size&(size-1) != 0 {
+		return nil, fmt.Errorf("shared memory: %w: ring of %d bytes (a power of two from 4 KiB to 64 MiB) with %v file", errProtocol, size, fd >= 0)
+	}
+	total := 2 * (ringHeader + int(size))
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil || st.Size < int64(total) {
+		return nil, fmt.Errorf("shared memory: %w: file of %d bytes for rings of %d", errProtocol, st.Size, size)
+	}
+	mem, err := unix.Mmap(fd, 0, total, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	if err != nil {
+		return nil, fmt.Errorf("shared memory: mmap of %d bytes: %w", total, err)
+	}
+	return newShmConn(uc, mem, int(size), spin, false), nil
+}
+
+func newShmConn(uc *net.UnixConn, mem []byte, size int, spin time.Duration, dialer bool) *shmConn {
+	a, b := mapRing(mem, size), mapRing(mem[ringHeader+size:], size)
+	c := &shmConn{bell: uc, spin: spin}
+	if dialer {
+		c.out, c.in = a, b
+	} else {
+		c.out, c.in = b, a
+	}
+	// The mapping outlives Close: a reader or writer may still be inside
+	// it (Close does not wait for them). It goes when nothing refers to c.
+	runtime.AddCleanup(c, func(m []byte) { unix.Munmap(m) }, mem)
+	return c
+}
+
+func (c *shmConn) Read(b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	r := &c.in
+	spun := false
+	for {
+		// As a socket with a past read deadline: fail at once.
+		if c.interrupted.Load() {
+			return 0, os.ErrDeadlineExceeded
+		}
+		head := r.head.Load()
+		if tail := r.tail.Load(); tail != head {
+			n := int(min(uint64(len(b)), tail-head))
+			pos := int(head & r.mask)
+			k := copy(b[:n], r.data[pos:])
+			copy(b[k:n], r.data)
+			r.head.Store(head + uint64(n))
+			return n, nil
+		}
+		switch {
+		case c.closed.Load():
+			return 0, net.ErrClosed
+		case r.closed.Load()&closedWrite != 0:
+			return 0, io.EOF // the peer finished writing (goodbye or Close)
+		case c.bellErr != nil:
+			return 0, c.bellErr // the peer vanished without closing
+		}
+		if !spun {
+			spun = true
+			if c.driving.Load() && c.spinFor(func() bool { return r.tail.Load() != head || r.closed.Load() != 0 }) {
+				continue
+			}
+		}
+		r.sleeping.Store(1)
+		if r.tail.Load() != head || r.closed.Load() != 0 {
+			// Woke up before sleeping. If the writer cleared the flag
+			// first, its byte is on the way and ends a later sleep early.
+			r.sleeping.CompareAndSwap(1, 0)
+			continue
+		}
+		if _, err := c.bell.Read(c.bellBuf[:]); err != nil {
+			r.sleeping.CompareAndSwap(1, 0)
+			if isTimeout(err) {
+				return 0, err
+			}
+			if c.closed.Load() {
+				return 0, net.ErrClosed
+			}
+			if errors.Is(err, io.EOF) || errors.Is(err, unix.ECONNRESET) {
+				err = io.ErrUnexpectedEOF
+			}
+			c.bellErr = err
+			c.peerGone.Store(true)
+		}
+	}
+}
+
+// spinFor polls ready for up to c.spin, yielding the processor between
+// polls after the first few (the peer may be waiting for this core: on a
+// loaded machine a busy spin only delays the answer); true if it became
+// ready.
+func (c *shmConn) spinFor(ready func() bool) bool {
+	if c.spin <= 0 {
+		return false
+	}
+	var start time.Time
+	for i := 0; ; i++ {
+		if ready() {
+			return true
+		}
+		if i < 64 {
+			continue
+		}
+		unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
+		if i&15 == 0 {
+			if start.IsZero() {
+				start = time.Now()
+			} else if time.Since(start) > c.spin {
+				return false
+			}
+		}
+	}
+}
+
+var errPeerGone = errors.New("peer closed the shared-memory connection")
+
+func (c *shmConn) Write(b []byte) (int, error) {
+	r := &c.out
+	done := 0
+	for done < len(b) {
+		if c.closed.Load() {
+			return done, net.ErrClosed
+		}
+		if c.peerGone.Load() || r.closed.Load()&closedRead != 0 {
+			return done, errPeerGone
+		}
+		tail := r.tail.Load()
+		free := uint64(len(r.data)) - (tail - r.head.Load())
+		if free == 0 {
+			if err := c.waitSpace(tail); err != nil {
+				return done, err
+			}
+			continue
+		}
+		n := int(min(free, uint64(len(b)-done)))
+		pos := int(tail & r.mask)
+		k := copy(r.data[pos:], b[done:done+n])
+		copy(r.data, b[done+k:done+n])
+		r.tail.Store(tail + uint64(n))
+		done += n
+		c.wake()
+	}
+	return done, nil
+}
+
+// wake rings the doorbell if the reader sleeps.
+func (c *shmConn) wake() {
+	r := &c.out
+	if r.sleeping.Load() != 0 && r.sleeping.CompareAndSwap(1, 0) {
+		c.bell.Write(c.one[:])
+	}
+}
+
+// waitSpace waits until the reader has taken bytes from a full ring: it
+// spins, then sleeps in growing steps (the reader rings no bell for
+// space: a full ring means it is busy copying out, a short wait).
+func (c *shmConn) waitSpace(tail uint64) error {
+	if c.onFull != nil {
+		c.onFull()
+	}
+	r := &c.out
+	full := func() bool { return tail-r.head.Load() < uint64(len(r.data)) }
+	if c.spinFor(full) {
+		return nil
+	}
+	for d := 20 * time.Microsecond; !full(); d = min(2*d, time.Millisecond) {
+		if c.closed.Load() {
+			return net.ErrClosed
+		}
+		if c.peerGone.Load() || r.closed.Load()&closedRead != 0 {
+			return errPeerGone
+		}
+		time.Sleep(d)
+	}
+	return nil
+}
+
+// CloseWrite says no more bytes will come (after a goodbye frame).
+func (c *shmConn) CloseWrite() error {
+	c.out.closed.Or(closedWrite)
+	c.wake()
+	return nil
+}
+
+func (c *shmConn) Close() error {
+	if c.closed.Swap(true) {
+		return nil
+	}
+	c.out.closed.Or(closedWrite)
+	c.in.closed.Or(closedRead)
+	c.wake()
+	return c.bell.Close()
+}
+
+func (c *shmConn) LocalAddr() net.Addr  { return c.bell.LocalAddr() }
+func (c *shmConn) RemoteAddr() net.Addr { return c.bell.RemoteAddr() }
+
+func (c *shmConn) SetDeadline(t time.Time) error {
+	c.SetReadDeadline(t)
+	return c.bell.SetWriteDeadline(t)
+}
+
+func (c *shmConn) SetReadDeadline(t time.Time) error {
+	c.interrupted.Store(!t.IsZero() && !t.After(time.Now()))
+	return c.bell.SetReadDeadline(t)
+}
+
+func (c *shmConn) SetWriteDeadline(t time.Time) error { return c.bell.SetWriteDeadline(t) }
+
+func (c *shmConn) setDriving(on bool) { c.driving.Store(on) }
+func (c *shmConn) setOnFull(f func()) { c.onFull = f }

@@ -68,9 +68,11 @@ func mapRing(mem []byte, size int) ring {
 }
 
 type shmConn struct {
-	bell    *net.UnixConn
-	in, out ring
-	spin    time.Duration // how long a driver's read spins before sleeping
+	bell     *net.UnixConn
+	in, out  ring
+	spin     time.Duration // how long a driver's read spins at most before sleeping
+	spinNow  atomic.Int64  // the current budget (see spinFor)
+	spinMiss atomic.Uint32 // reads that did not spin since the budget fell to 0
 	// driving is set while a driver reads (see readFor): only a goroutine
 	// that waits for a message spins; the reader goroutine goes to sleep.
 	driving atomic.Bool
@@ -165,6 +167,7 @@ func shmAccept(uc *net.UnixConn, spin time.Duration) (net.Conn, error) {
 func newShmConn(uc *net.UnixConn, mem []byte, size int, spin time.Duration, dialer bool) *shmConn {
 	a, b := mapRing(mem, size), mapRing(mem[ringHeader+size:], size)
 	c := &shmConn{bell: uc, spin: spin}
+	c.spinNow.Store(int64(spin))
 	if dialer {
 		c.out, c.in = a, b
 	} else {
@@ -234,32 +237,52 @@ func (c *shmConn) Read(b []byte) (int, error) {
 	}
 }
 
-// spinFor polls ready for up to c.spin, yielding the processor between
-// polls after the first few (the peer may be waiting for this core: on a
-// loaded machine a busy spin only delays the answer); true if it became
-// ready.
+// spinFor polls ready for up to the current spin budget, yielding
+// between polls after the first few: to other goroutines of this process
+// and to other processes (the peer may be waiting for this core: on a
+// loaded machine a busy spin only delays the answer). True if it became
+// ready. The budget adapts, from 0 to c.spin: it doubles after a spin
+// that caught its message and halves after one that did not, so that a
+// peer that answers slowly (or many ranks sharing few cores) does not
+// cost a spin per message.
 func (c *shmConn) spinFor(ready func() bool) bool {
-	if c.spin <= 0 {
+	budget := time.Duration(c.spinNow.Load())
+	if budget <= 0 {
+		if c.spin > 0 && c.spinMiss.Add(1)%16 == 0 {
+			c.spinNow.Store(int64(minSpin)) // try again now and then
+		}
 		return false
 	}
 	var start time.Time
 	for i := 0; ; i++ {
 		if ready() {
+			c.spinNow.Store(int64(min(c.spin, 2*budget)))
 			return true
 		}
 		if i < 64 {
 			continue
 		}
-		unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
+		if i&1 == 0 {
+			runtime.Gosched()
+		} else {
+			unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
+		}
 		if i&15 == 0 {
 			if start.IsZero() {
 				start = time.Now()
-			} else if time.Since(start) > c.spin {
+			} else if time.Since(start) > budget {
+				if budget /= 2; budget < minSpin {
+					budget = 0
+				}
+				c.spinNow.Store(int64(budget))
 				return false
 			}
 		}
 	}
 }
+
+// minSpin is the smallest spin budget before spinning stops.
+const minSpin = 2 * time.Microsecond
 
 var errPeerGone = errors.New("peer closed the shared-memory connection")
 

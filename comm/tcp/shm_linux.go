@@ -262,11 +262,11 @@ func (c *shmConn) spinFor(ready func() bool) bool {
 		if i < 64 {
 			continue
 		}
-		if i&1 == 0 {
-			runtime.Gosched()
-		} else {
-			unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
-		}
+		// Yield to other processes only: runtime.Gosched would hand this
+		// goroutine to another thread now and then (a futex wake and wait
+		// per message); other goroutines of this process get the processor
+		// when the budget runs out.
+		unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
 		if i&15 == 0 {
 			if start.IsZero() {
 				start = time.Now()

@@ -73,6 +73,7 @@ type shmConn struct {
 	spin     time.Duration // how long a driver's read spins at most before sleeping
 	spinNow  atomic.Int64  // the current budget (see spinFor)
 	spinMiss atomic.Uint32 // reads that did not spin since the budget fell to 0
+	oneP     bool          // GOMAXPROCS is 1: spinning must let goroutines run
 	// driving is set while a driver reads (see readFor): only a goroutine
 	// that waits for a message spins; the reader goroutine goes to sleep.
 	driving atomic.Bool
@@ -166,7 +167,7 @@ func shmAccept(uc *net.UnixConn, spin time.Duration) (net.Conn, error) {
 
 func newShmConn(uc *net.UnixConn, mem []byte, size int, spin time.Duration, dialer bool) *shmConn {
 	a, b := mapRing(mem, size), mapRing(mem[ringHeader+size:], size)
-	c := &shmConn{bell: uc, spin: spin}
+	c := &shmConn{bell: uc, spin: spin, oneP: runtime.GOMAXPROCS(0) == 1}
 	c.spinNow.Store(int64(spin))
 	if dialer {
 		c.out, c.in = a, b
@@ -262,10 +263,13 @@ func (c *shmConn) spinFor(ready func() bool) bool {
 		if i < 64 {
 			continue
 		}
-		// Yield to other processes only: runtime.Gosched would hand this
-		// goroutine to another thread now and then (a futex wake and wait
-		// per message); other goroutines of this process get the processor
-		// when the budget runs out.
+		// Yield to other processes. With several Ps, runtime.Gosched would
+		// hand this goroutine to another thread now and then (a futex wake
+		// and wait per message), and other goroutines have other Ps; with
+		// one P (a rank pinned to one core), they only run if we let them.
+		if c.oneP {
+			runtime.Gosched()
+		}
 		unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
 		if i&15 == 0 {
 			if start.IsZero() {

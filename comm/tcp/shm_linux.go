@@ -40,6 +40,7 @@ const (
 	offTail     = 0   // producer: bytes written (published)
 	offHead     = 64  // consumer: bytes read
 	offSleeping = 128 // consumer: 1 while it waits on the doorbell
+	offWaiting  = 160 // producer: 1 while it waits for room (a futex word)
 	offClosed   = 192 // flags: closedWrite (producer is done), closedRead (consumer is gone)
 	ringHeader  = 256
 
@@ -50,6 +51,7 @@ const (
 type ring struct {
 	tail, head *atomic.Uint64
 	sleeping   *atomic.Uint32
+	waiting    *atomic.Uint32
 	closed     *atomic.Uint32
 	data       []byte
 	mask       uint64
@@ -61,6 +63,7 @@ func mapRing(mem []byte, size int) ring {
 		tail:     (*atomic.Uint64)(at(offTail)),
 		head:     (*atomic.Uint64)(at(offHead)),
 		sleeping: (*atomic.Uint32)(at(offSleeping)),
+		waiting:  (*atomic.Uint32)(at(offWaiting)),
 		closed:   (*atomic.Uint32)(at(offClosed)),
 		data:     mem[ringHeader : ringHeader+size],
 		mask:     uint64(size - 1),
@@ -198,6 +201,9 @@ func (c *shmConn) Read(b []byte) (int, error) {
 			k := copy(b[:n], r.data[pos:])
 			copy(b[k:n], r.data)
 			r.head.Store(head + uint64(n))
+			if r.waiting.Load() != 0 && r.waiting.CompareAndSwap(1, 0) {
+				futexWake(r.waiting)
+			}
 			return n, nil
 		}
 		switch {
@@ -328,27 +334,53 @@ func (c *shmConn) wake() {
 }
 
 // waitSpace waits until the reader has taken bytes from a full ring: it
-// spins, then sleeps in growing steps (the reader rings no bell for
-// space: a full ring means it is busy copying out, a short wait).
+// spins, then sleeps on the ring's waiting word, a futex the reader wakes
+// once it has made room. The doorbell socket cannot serve here: its
+// reading end belongs to this side's reader. A futex wait holds a thread
+// (not a P: the runtime hands the P on), and it wakes every millisecond
+// to see whether either side has gone.
 func (c *shmConn) waitSpace(tail uint64) error {
 	if c.onFull != nil {
 		c.onFull()
 	}
 	r := &c.out
-	full := func() bool { return tail-r.head.Load() < uint64(len(r.data)) }
-	if c.spinFor(full) {
+	room := func() bool { return tail-r.head.Load() < uint64(len(r.data)) }
+	if c.spinFor(room) {
 		return nil
 	}
-	for d := 20 * time.Microsecond; !full(); d = min(2*d, time.Millisecond) {
+	for !room() {
 		if c.closed.Load() {
 			return net.ErrClosed
 		}
 		if c.peerGone.Load() || r.closed.Load()&closedRead != 0 {
 			return errPeerGone
 		}
-		time.Sleep(d)
+		r.waiting.Store(1)
+		if room() {
+			r.waiting.CompareAndSwap(1, 0)
+			break
+		}
+		futexWait(r.waiting, 1, time.Millisecond)
 	}
 	return nil
+}
+
+// futexWait sleeps while *w == val, at most d (spurious wake-ups are
+// fine: the caller checks again). The word is in memory shared between
+// processes, hence no FUTEX_PRIVATE_FLAG.
+func futexWait(w *atomic.Uint32, val uint32, d time.Duration) {
+	ts := unix.NsecToTimespec(int64(d))
+	unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(w)), futexOpWait, uintptr(val), uintptr(unsafe.Pointer(&ts)), 0, 0)
+}
+
+// The futex operations (linux/futex.h), shared (not private).
+const (
+	futexOpWait = 0
+	futexOpWake = 1
+)
+
+func futexWake(w *atomic.Uint32) {
+	unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(w)), futexOpWake, 1, 0, 0, 0)
 }
 
 // CloseWrite says no more bytes will come (after a goodbye frame).

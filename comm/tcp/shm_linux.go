@@ -260,7 +260,8 @@ func (c *shmConn) spinFor(ready func() bool) bool {
 		}
 		return false
 	}
-	var start time.Time
+	start := time.Now()
+	last := start
 	for i := 0; ; i++ {
 		if ready() {
 			c.spinNow.Store(int64(min(c.spin, 2*budget)))
@@ -277,19 +278,30 @@ func (c *shmConn) spinFor(ready func() bool) bool {
 			runtime.Gosched()
 		}
 		unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
-		if i&15 == 0 {
-			if start.IsZero() {
-				start = time.Now()
-			} else if time.Since(start) > budget {
-				if budget /= 2; budget < minSpin {
-					budget = 0
-				}
-				c.spinNow.Store(int64(budget))
-				return false
+		now := time.Now()
+		switch {
+		case now.Sub(last) > yieldedAway:
+			// The yield gave the core away to another process: the machine
+			// is oversubscribed, and a sleeper woken by the doorbell gets
+			// a core sooner than a process that keeps yielding. Stop
+			// spinning (spinFor tries again now and then).
+			c.spinNow.Store(0)
+			return false
+		case now.Sub(start) > budget:
+			if budget /= 2; budget < minSpin {
+				budget = 0
 			}
+			c.spinNow.Store(int64(budget))
+			return false
 		}
+		last = now
 	}
 }
+
+// yieldedAway is how long a sched_yield that returns at once can take
+// (a system call of a virtual machine, or a short turn of another
+// thread); a longer one means another process ran.
+const yieldedAway = 50 * time.Microsecond
 
 // minSpin is the smallest spin budget before spinning stops.
 const minSpin = 2 * time.Microsecond

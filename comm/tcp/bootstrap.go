@@ -202,6 +202,7 @@ type bootstrap struct {
 	token []byte
 	e     *Endpoint
 	shm   bool // take local connections (and make them to ranks of this machine)
+	ring  int  // the ring size this rank offers when it dials (0: no rings)
 }
 
 // listenLocal opens this rank's intra-host listener if it takes local
@@ -217,6 +218,25 @@ func (b *bootstrap) listenLocal() net.Listener {
 		return nil
 	}
 	return ln
+}
+
+// ringSize is the ring this rank offers the ranks of its machine it
+// dials: Config.ShmRing, or by default as many ranks share the machine
+// allow (ringFor).
+func (b *bootstrap) ringSize(me endpointAddr, addrs []endpointAddr) int {
+	switch {
+	case b.cfg.ShmRing < 0:
+		return 0
+	case b.cfg.ShmRing > 0:
+		return b.cfg.ShmRing
+	}
+	p := 1
+	for r, a := range addrs {
+		if r != b.env.Rank && useLocal(me, a) {
+			p++
+		}
+	}
+	return ringFor(p)
 }
 
 // self is this rank's entry of the address table.
@@ -480,6 +500,7 @@ func (b *bootstrap) register(ctx context.Context) error {
 		conn = nil
 		return fmt.Errorf("waiting for the coordinator's address table: %w", ctx.Err())
 	}
+	b.ring = b.ringSize(me, addrs)
 	if useLocal(me, addrs[0]) {
 		// Rank 0 shares our machine: the registration connection gives way
 		// to an intra-host one (no frame has crossed it yet).
@@ -545,7 +566,7 @@ func (b *bootstrap) dial(ctx context.Context, network, addr string) (net.Conn, e
 		return nil, err
 	}
 	if uc, ok := conn.(*net.UnixConn); ok {
-		sc, err := shmDial(uc, max(b.cfg.ShmRing, 0), b.cfg.ShmSpin)
+		sc, err := shmDial(uc, b.ring, b.cfg.ShmSpin)
 		if err != nil {
 			conn.Close()
 			return nil, err

@@ -63,8 +63,10 @@ type Config struct {
 	// intra-host path (Unix sockets, see local.go).
 	NoShm bool
 	// ShmRing is the size of each direction's shared-memory ring between
-	// two ranks of one machine, a power of two from 4 KiB to 64 MiB
-	// (default 2 MiB); negative keeps them on plain Unix sockets.
+	// two ranks of one machine, a power of two from 4 KiB to 64 MiB;
+	// 0 (the default) is 2 MiB, less with more than 23 ranks on a machine
+	// (1 GiB of rings per machine at most, see ringFor); negative keeps
+	// them on plain Unix sockets.
 	// ShmSpin is how long a receiver waiting for a message polls its ring
 	// before it sleeps (default 200 µs; negative: never).
 	ShmRing int
@@ -113,9 +115,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
-	}
-	if c.ShmRing == 0 {
-		c.ShmRing = shmRing
 	}
 	if c.ShmSpin == 0 {
 		c.ShmSpin = shmSpin

@@ -66,11 +66,32 @@ func (e *Endpoint) Path(r int) string {
 	return "tcp"
 }
 
-// shmRing is the default ring size per direction: large enough that a
-// 1 MiB message and its header fit whole (a ping-pong never waits for
-// space), small enough for many ranks per host (the pages of a ring are
-// only allocated as traffic reaches them).
+// shmRing is the largest default ring per direction: a 1 MiB message and
+// its header fit whole (a ping-pong never waits for room).
 const shmRing = 2 << 20
+
+// shmBudget bounds the memory the default rings of one machine take
+// together once traffic has touched all their pages: P ranks on a machine
+// have P(P-1)/2 pairs of two rings each, so each ring gets at most
+// shmBudget / (P(P-1)), a power of two between minRing and shmRing:
+// 2 MiB up to 23 ranks per machine, 256 KiB at 64, 64 KiB at 128.
+const (
+	shmBudget = 1 << 30
+	minRing   = 16 << 10
+)
+
+// ringFor is the default ring size for p ranks on one machine.
+func ringFor(p int) int {
+	if p < 2 {
+		return shmRing
+	}
+	per := shmBudget / (p * (p - 1))
+	r := shmRing
+	for r > minRing && r > per {
+		r /= 2
+	}
+	return r
+}
 
 // shmSpin is how long a driver spins on an empty ring before sleeping on
 // the doorbell; a reply that comes sooner costs no system call and no
@@ -82,7 +103,7 @@ const maxRing = 64 << 20
 
 // checkShmRing refuses a ring size the acceptor would refuse.
 func checkShmRing(n int) error {
-	if n < 0 || n >= 4096 && n <= maxRing && n&(n-1) == 0 {
+	if n <= 0 || n >= 4096 && n <= maxRing && n&(n-1) == 0 {
 		return nil
 	}
 	return fmt.Errorf("shared-memory ring of %d bytes: want a power of two from 4 KiB to 64 MiB (negative: no rings)", n)

@@ -194,3 +194,12 @@ func TestLoopbackPaths(t *testing.T) {
 		t.Errorf("paths of a 1-rank world: %q %q %q", e[0].Path(0), e[0].Path(1), e[0].Path(-1))
 	}
 }
+
+func TestRingFor(t *testing.T) {
+	// 1 GiB / (p(p-1)), as a power of two between 16 KiB and 2 MiB.
+	for p, want := range map[int]int{0: 2 << 20, 1: 2 << 20, 2: 2 << 20, 23: 2 << 20, 24: 1 << 20, 64: 256 << 10, 128: 64 << 10, 1000: 1 << 10 << 4} {
+		if got := ringFor(p); got != want {
+			t.Errorf("ringFor(%d) = %d, want %d", p, got, want)
+		}
+	}
+}

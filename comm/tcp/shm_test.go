@@ -66,7 +66,7 @@ func TestShmRingOptions(t *testing.T) {
 	for _, e := range eps {
 		e.Close()
 	}
-	for _, n := range []int{1, 4095, 5000, 128 << 20} {
+	for _, n := range []int{1, 4095, 5000, 128 << 20} { // 0 is the default, negative no rings
 		if _, err := JoinLoopback(ctx, 2, Config{ShmRing: n}); err == nil {
 			t.Errorf("ShmRing %d accepted", n)
 		}

@@ -256,7 +256,8 @@ func (c *shmConn) spinFor(ready func() bool) bool {
 	budget := time.Duration(c.spinNow.Load())
 	if budget <= 0 {
 		if c.spin > 0 && c.spinMiss.Add(1)%16 == 0 {
-			c.spinNow.Store(int64(minSpin)) // try again now and then
+			// Try again now and then, long enough to catch a reply.
+			c.spinNow.Store(int64(max(c.spin/4, minSpin)))
 		}
 		return false
 	}

@@ -12,6 +12,9 @@
 # are started under 'taskset -c RANK'. PIN=0 pins neither (mpirun
 # --bind-to none), the default: pinned, each Go rank runs with GOMAXPROCS 1.
 #
+# GOMAXPROCS=1 starts netaware's ranks with one P each, single-threaded as
+# MPI ranks are (the variable reaches the ranks through 'netaware launch').
+#
 # Environment: ROUNDS (default 9), PIN (0), SIZES (1,1024,65536,1048576),
 # STREAM (messages of 1 MiB in the streaming test, default 200),
 # WORK (build directory, default a new temporary one).
@@ -45,16 +48,19 @@ vader() {
 		awk '/^size/ {printf "%s ", $6} /^stream/ {print $6}'
 }
 
+echo "GOMAXPROCS=${GOMAXPROCS:-(unset)} PIN=$PIN"
 echo "load before: $(uptime)"
 : >"$WORK/results"
 for r in $(seq 1 "$ROUNDS"); do
 	if [ $((r % 2)) = 1 ]; then order="shm tcp vader"; else order="vader tcp shm"; fi
 	for w in $order; do
 		case $w in
-		shm) echo "$r shm $(na 1)" >>"$WORK/results" ;;
-		tcp) echo "$r tcp $(na 0)" >>"$WORK/results" ;;
-		vader) echo "$r vader $(vader)" >>"$WORK/results" ;;
+		shm) v=$(na 1) ;;
+		tcp) v=$(na 0) ;;
+		vader) v=$(vader) ;;
 		esac
+		[ -n "$v" ] || { echo "round $r: $w produced no figures" >&2; exit 1; }
+		echo "$r $w $v" >>"$WORK/results"
 	done
 done
 echo "load after: $(uptime)"

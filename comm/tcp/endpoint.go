@@ -1,6 +1,8 @@
 // Package tcp is the TCP transport of comm: one process per rank, a full
 // mesh of authenticated TCP connections opened at start-up (Join), and
-// MPI matching through the shared engine.
+// MPI matching through the shared engine. Ranks of one machine talk
+// through shared-memory rings instead, under the same framing and engine
+// (local.go, shm_linux.go).
 //
 // Data path. A send writes a 40-byte header and then the caller's slice
 // straight to the socket (one writev, from the caller's buffer, for large

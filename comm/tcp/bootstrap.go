@@ -203,6 +203,8 @@ type bootstrap struct {
 	e     *Endpoint
 	shm   bool // take local connections (and make them to ranks of this machine)
 	ring  int  // the ring size this rank offers when it dials (0: no rings)
+	// populate faults the rings in at Join (few ranks on this machine).
+	populate bool
 }
 
 // listenLocal opens this rank's intra-host listener if it takes local
@@ -222,7 +224,10 @@ func (b *bootstrap) listenLocal() net.Listener {
 
 // ringSize is the ring this rank offers the ranks of its machine it
 // dials: Config.ShmRing, or by default as many ranks share the machine
-// allow (ringFor).
+// allow (ringFor). Default rings are faulted in at Join when all rings of
+// the machine take at most prefaultBudget (up to 6 ranks on a machine):
+// the first large messages then pay no page faults, which would otherwise
+// show in the first repetitions of a measurement.
 func (b *bootstrap) ringSize(me endpointAddr, addrs []endpointAddr) int {
 	switch {
 	case b.cfg.ShmRing < 0:
@@ -236,7 +241,9 @@ func (b *bootstrap) ringSize(me endpointAddr, addrs []endpointAddr) int {
 			p++
 		}
 	}
-	return ringFor(p)
+	ring := ringFor(p)
+	b.populate = p*(p-1)*ring <= prefaultBudget
+	return ring
 }
 
 // self is this rank's entry of the address table.
@@ -566,7 +573,7 @@ func (b *bootstrap) dial(ctx context.Context, network, addr string) (net.Conn, e
 		return nil, err
 	}
 	if uc, ok := conn.(*net.UnixConn); ok {
-		sc, err := shmDial(uc, b.ring, b.cfg.ShmSpin)
+		sc, err := shmDial(uc, b.ring, b.populate, b.cfg.ShmSpin)
 		if err != nil {
 			conn.Close()
 			return nil, err

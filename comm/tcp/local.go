@@ -76,8 +76,9 @@ const shmRing = 2 << 20
 // shmBudget / (P(P-1)), a power of two between minRing and shmRing:
 // 2 MiB up to 23 ranks per machine, 256 KiB at 64, 64 KiB at 128.
 const (
-	shmBudget = 1 << 30
-	minRing   = 16 << 10
+	shmBudget      = 1 << 30
+	minRing        = 16 << 10
+	prefaultBudget = 64 << 20
 )
 
 // ringFor is the default ring size for p ranks on one machine.

@@ -93,12 +93,30 @@ type shmConn struct {
 	one         [1]byte     // writer only (under the transport's wmu)
 }
 
+// offerPopulate, in the dialer's offer, says that it faulted the rings in
+// and the acceptor should map them in at once too (see bootstrap.ringSize).
+const offerPopulate = 1 << 63
+
+// mapFlags maps shared, and with populate faults every page in now: the
+// dialer allocates them (the memory file's pages exist only once touched),
+// the acceptor maps them, so that no message pays for first touches.
+func mapFlags(populate bool) int {
+	if populate {
+		return unix.MAP_SHARED | unix.MAP_POPULATE
+	}
+	return unix.MAP_SHARED
+}
+
 // shmDial turns a freshly introduced Unix connection into a ring pair
 // (the dialer's side): size 0 keeps the plain socket. The peer learns the
 // choice from the 8-byte message sent here.
-func shmDial(uc *net.UnixConn, size int, spin time.Duration) (net.Conn, error) {
+func shmDial(uc *net.UnixConn, size int, populate bool, spin time.Duration) (net.Conn, error) {
 	var msg [8]byte
-	binary.LittleEndian.PutUint64(msg[:], uint64(size))
+	offer := uint64(size)
+	if populate && size > 0 {
+		offer |= offerPopulate
+	}
+	binary.LittleEndian.PutUint64(msg[:], offer)
 	if size == 0 {
 		_, err := uc.Write(msg[:])
 		return uc, err
@@ -112,7 +130,7 @@ func shmDial(uc *net.UnixConn, size int, spin time.Duration) (net.Conn, error) {
 	if err := unix.Ftruncate(fd, int64(total)); err != nil {
 		return nil, fmt.Errorf("shared memory: ftruncate to %d bytes: %w", total, err)
 	}
-	mem, err := unix.Mmap(fd, 0, total, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	mem, err := unix.Mmap(fd, 0, total, unix.PROT_READ|unix.PROT_WRITE, mapFlags(populate))
 	if err != nil {
 		return nil, fmt.Errorf("shared memory: mmap of %d bytes: %w", total, err)
 	}
@@ -150,6 +168,8 @@ func shmAccept(uc *net.UnixConn, spin time.Duration) (net.Conn, error) {
 		}
 	}
 	size := binary.LittleEndian.Uint64(msg[:])
+	populate := size&offerPopulate != 0
+	size &^= offerPopulate
 	if size == 0 && fd < 0 {
 		return uc, nil
 	}
@@ -161,7 +181,7 @@ func shmAccept(uc *net.UnixConn, spin time.Duration) (net.Conn, error) {
 	if err := unix.Fstat(fd, &st); err != nil || st.Size < int64(total) {
 		return nil, fmt.Errorf("shared memory: %w: file of %d bytes for rings of %d", errProtocol, st.Size, size)
 	}
-	mem, err := unix.Mmap(fd, 0, total, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	mem, err := unix.Mmap(fd, 0, total, unix.PROT_READ|unix.PROT_WRITE, mapFlags(populate))
 	if err != nil {
 		return nil, fmt.Errorf("shared memory: mmap of %d bytes: %w", total, err)
 	}

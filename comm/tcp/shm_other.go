@@ -13,7 +13,7 @@ import (
 // Without Linux's memfd the intra-host path stays a plain Unix socket
 // (and without /proc, comm.Identity.Machine is empty and it is not taken).
 
-func shmDial(uc *net.UnixConn, size int, spin time.Duration) (net.Conn, error) {
+func shmDial(uc *net.UnixConn, size int, populate bool, spin time.Duration) (net.Conn, error) {
 	var msg [8]byte
 	_, err := uc.Write(msg[:])
 	return uc, err

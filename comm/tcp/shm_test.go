@@ -97,7 +97,7 @@ func TestShmAcceptOffers(t *testing.T) {
 	}
 	t.Run("plain", func(t *testing.T) {
 		d, a := pair(t)
-		if c, err := shmDial(d, 0, 0); err != nil || c != net.Conn(d) {
+		if c, err := shmDial(d, 0, false, 0); err != nil || c != net.Conn(d) {
 			t.Fatalf("dial without rings: %v, %T", err, c)
 		}
 		if c, err := shmAccept(a, 0); err != nil || c != net.Conn(a) {
@@ -106,7 +106,7 @@ func TestShmAcceptOffers(t *testing.T) {
 	})
 	t.Run("rings", func(t *testing.T) {
 		d, a := pair(t)
-		cd, err := shmDial(d, 8192, 0)
+		cd, err := shmDial(d, 8192, true, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,7 +145,7 @@ func TestShmAcceptOffers(t *testing.T) {
 			t.Fatalf("write to a closed reader: %v", err)
 		}
 	})
-	for _, size := range []uint64{5000, 1024, maxRing * 2} {
+	for _, size := range []uint64{5000, 1024, maxRing * 2, offerPopulate | 1024} {
 		t.Run(fmt.Sprint("bad size ", size), func(t *testing.T) {
 			d, a := pair(t)
 			var msg [8]byte

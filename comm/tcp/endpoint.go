@@ -270,6 +270,11 @@ func (e *Endpoint) Close() error {
 		}
 		<-done
 		e.others.Wait()
+		for _, p := range e.peers {
+			if p != nil && p.dc != nil {
+				p.dc.release()
+			}
+		}
 	})
 	return nil
 }

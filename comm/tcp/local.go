@@ -115,6 +115,10 @@ func checkShmRing(n int) error {
 type drivenConn interface {
 	setDriving(on bool) // a driver reads now (it may spin for its message)
 	setOnFull(f func()) // f runs when a write has to wait for room
+	// release frees the memory of the incoming ring once nothing reads it
+	// (at the end of Close): mappings stay valid, so a late access cannot
+	// fault, and the rest goes when the connection is collected.
+	release()
 }
 
 // listenLocal listens on a fresh abstract Unix socket.

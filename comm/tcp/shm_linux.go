@@ -450,3 +450,20 @@ func (c *shmConn) SetWriteDeadline(t time.Time) error { return c.bell.SetWriteDe
 
 func (c *shmConn) setDriving(on bool) { c.driving.Store(on) }
 func (c *shmConn) setOnFull(f func()) { c.onFull = f }
+
+// release punches the pages of the incoming ring's data out of the memory
+// file (MADV_REMOVE): the memory goes back to the system now rather than
+// when the garbage collector finds the connection. Only whole pages inside
+// the data are punched, never the header: a peer still writing (it did not
+// say goodbye) finds its positions intact and writes into fresh pages that
+// nobody reads.
+func (c *shmConn) release() {
+	d := c.in.data
+	page := uintptr(unix.Getpagesize())
+	base := uintptr(unsafe.Pointer(&d[0]))
+	start := (base + page - 1) &^ (page - 1)
+	end := (base + uintptr(len(d))) &^ (page - 1)
+	if end > start {
+		unix.Madvise(d[start-base:end-base], unix.MADV_REMOVE)
+	}
+}

@@ -128,6 +128,20 @@ func TestShmAcceptOffers(t *testing.T) {
 		if !bytes.Equal(got, msg) {
 			t.Fatal("data changed on the way")
 		}
+		// Released pages read as fresh ones: the mapping stays usable.
+		ca.(*shmConn).release()
+		cd.(*shmConn).release()
+		go cd.Write(msg[:5000])
+		for n := 0; n < 5000; {
+			k, err := ca.Read(got[n:5000])
+			if err != nil {
+				t.Fatal(err)
+			}
+			n += k
+		}
+		if !bytes.Equal(got[:5000], msg[:5000]) {
+			t.Fatal("data changed on the way after release")
+		}
 		// A past deadline interrupts a read of an empty ring, as on a socket.
 		ca.SetReadDeadline(longAgo)
 		if _, err := ca.Read(got); !isTimeout(err) {

@@ -26,6 +26,7 @@ type peer struct {
 	iov      [2][]byte
 	wv       [][]byte // what writevStep still has to write
 	wverr    error
+	wvFull   bool // this write found the socket full (see writev)
 	writevFn func(fd uintptr) bool
 
 	rmu   sync.Mutex // held by whoever reads the socket

@@ -84,6 +84,14 @@ func (e *Endpoint) startRecv(r *request, cid uint64, src, tag int, b []byte) err
 	return nil
 }
 
+// receiving says whether a receive is posted (waiting for its message).
+func (e *Endpoint) receiving() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	_, np := e.eng.Len()
+	return e.slot != nil || np > 0
+}
+
 // getRecv takes a receive request from the free list (see RecvBlocking).
 func (e *Endpoint) getRecv() *request {
 	if r, _ := e.recvPool.Get().(*request); r != nil {

@@ -6,6 +6,7 @@ package tcp
 import (
 	"fmt"
 	"net"
+	"time"
 
 	"netaware/comm"
 
@@ -134,14 +135,34 @@ func (p *peer) writeDataLocked(h *header, b []byte) error {
 // socket here costs nothing, where a write deadline would arm a timer per
 // message.
 func (p *peer) writev(bufs [][]byte) error {
-	p.wv, p.wverr = bufs, nil
+	p.wv, p.wverr, p.wvFull = bufs, nil, false
 	err := p.raw.Write(p.writevFn)
+	if p.wvFull {
+		p.conn.SetWriteDeadline(time.Time{})
+		if err != nil && isTimeout(err) {
+			// Not drained within fullGrace: hand the connections back
+			// and wait as long as it takes.
+			p.ep.endGraces()
+			err = p.raw.Write(p.writevFn)
+		}
+	}
 	p.wv = nil
 	if err != nil {
 		return err
 	}
 	return p.wverr
 }
+
+// fullGrace is how long a write to a full socket waits for the peer to
+// drain it before handing every connection left unread back to its reader
+// goroutine, when no receive is posted. Most full sockets drain at once (a
+// large message to a peer that reads it); handing the connections back
+// then would move the reply to the reader goroutine, which the next
+// receive has to take it back from: a wake-up and a hand-over per
+// message. With a receive posted (a Sendrecv, a pairwise exchange) the
+// connections go back at once, since the peer may be blocked writing to
+// us.
+const fullGrace = 200 * time.Microsecond
 
 // writevStep is the raw write callback of writev (bound once per peer, so
 // that a send allocates nothing); it works on p.wv under wmu.
@@ -160,8 +181,16 @@ func (p *peer) writevStep(fd uintptr) bool {
 		switch {
 		case err == unix.EAGAIN:
 			// The peer may itself be blocked writing to us, or to a
-			// rank blocked writing to us: drain every connection.
-			p.ep.endGraces()
+			// rank blocked writing to us: drain every connection, at
+			// once if we wait for a message, after fullGrace otherwise.
+			if !p.wvFull {
+				p.wvFull = true
+				if p.ep.receiving() {
+					p.ep.endGraces()
+				} else {
+					p.conn.SetWriteDeadline(time.Now().Add(fullGrace))
+				}
+			}
 			return false // wait until writable, then call again
 		case err == unix.EINTR:
 			continue

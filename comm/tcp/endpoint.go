@@ -185,7 +185,13 @@ func (e *Endpoint) attach(r int, conn net.Conn) {
 	}
 	if dc, ok := conn.(drivenConn); ok {
 		p.dc = dc
-		dc.setOnFull(e.endGraces)
+		// As for a full socket (see writev): hand the connections back at
+		// once if a receive waits, after a short wait otherwise.
+		dc.setOnFull(func(waited bool) {
+			if waited || e.receiving() {
+				e.endGraces()
+			}
+		})
 	}
 	p.br = bufio.NewReaderSize(frameReader{p}, readBuffer)
 	now := int64(e.Now())

@@ -114,7 +114,9 @@ func checkShmRing(n int) error {
 // shared-memory rings (shm_linux.go).
 type drivenConn interface {
 	setDriving(on bool) // a driver reads now (it may spin for its message)
-	setOnFull(f func()) // f runs when a write has to wait for room
+	// f runs when a write has to wait for room: at once (waited false),
+	// and again once a short wait did not bring any (waited true).
+	setOnFull(f func(waited bool))
 	// release frees the memory of the incoming ring once nothing reads it
 	// (at the end of Close): mappings stay valid, so a late access cannot
 	// fault, and the rest goes when the connection is collected.

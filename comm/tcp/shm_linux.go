@@ -80,10 +80,11 @@ type shmConn struct {
 	// driving is set while a driver reads (see readFor): only a goroutine
 	// that waits for a message spins; the reader goroutine goes to sleep.
 	driving atomic.Bool
-	// onFull runs when a write finds the ring full, before it waits:
-	// the transport hands idle connections back to their readers, as it
-	// does when a socket is full (see writevStep).
-	onFull func()
+	// onFull runs when a write finds the ring full (waited false) and
+	// again when a short spin brought no room (waited true): the transport
+	// hands idle connections back to their readers, as it does when a
+	// socket is full (see writev).
+	onFull func(waited bool)
 
 	interrupted atomic.Bool // a read deadline in the past is set
 	closed      atomic.Bool // Close was called
@@ -374,12 +375,15 @@ func (c *shmConn) wake() {
 // to see whether either side has gone.
 func (c *shmConn) waitSpace(tail uint64) error {
 	if c.onFull != nil {
-		c.onFull()
+		c.onFull(false)
 	}
 	r := &c.out
 	room := func() bool { return tail-r.head.Load() < uint64(len(r.data)) }
 	if c.spinFor(room) {
 		return nil
+	}
+	if c.onFull != nil {
+		c.onFull(true)
 	}
 	for !room() {
 		if c.closed.Load() {
@@ -448,8 +452,8 @@ func (c *shmConn) SetReadDeadline(t time.Time) error {
 
 func (c *shmConn) SetWriteDeadline(t time.Time) error { return c.bell.SetWriteDeadline(t) }
 
-func (c *shmConn) setDriving(on bool) { c.driving.Store(on) }
-func (c *shmConn) setOnFull(f func()) { c.onFull = f }
+func (c *shmConn) setDriving(on bool)     { c.driving.Store(on) }
+func (c *shmConn) setOnFull(f func(bool)) { c.onFull = f }
 
 // release punches the pages of the incoming ring's data out of the memory
 // file (MADV_REMOVE): the memory goes back to the system now rather than

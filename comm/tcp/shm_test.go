@@ -171,3 +171,32 @@ func TestShmAcceptOffers(t *testing.T) {
 		})
 	}
 }
+
+// Two ranks that both send a message larger than the ring before
+// receiving (no receive posted): the full rings hand the connections back
+// to the reader goroutines after a short wait, and both sends complete.
+func TestShmBothSendFirst(t *testing.T) {
+	checkNoLeak(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	err := RunLoopback(ctx, 2, Config{ShmRing: 4096, Logger: quietLogger()}, func(ctx context.Context, c comm.Comm) error {
+		peer := 1 - c.Rank()
+		out := bytes.Repeat([]byte{byte(c.Rank() + 1)}, 50000)
+		for i := 0; i < 3; i++ {
+			if err := c.Send(ctx, peer, i, out); err != nil {
+				return err
+			}
+			in := make([]byte, len(out))
+			if _, err := c.Recv(ctx, peer, i, in); err != nil {
+				return err
+			}
+			if !bytes.Equal(in, bytes.Repeat([]byte{byte(peer + 1)}, len(out))) {
+				return fmt.Errorf("message %d from rank %d changed on the way", i, peer)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

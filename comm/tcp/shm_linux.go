@@ -113,33 +113,50 @@ func mapFlags(populate bool) int {
 // choice from the 8-byte message sent here.
 func shmDial(uc *net.UnixConn, size int, populate bool, spin time.Duration) (net.Conn, error) {
 	var msg [8]byte
-	offer := uint64(size)
-	if populate && size > 0 {
-		offer |= offerPopulate
-	}
-	binary.LittleEndian.PutUint64(msg[:], offer)
-	if size == 0 {
+	plain := func() (net.Conn, error) { // the offer of no rings
 		_, err := uc.Write(msg[:])
 		return uc, err
 	}
-	total := 2 * (ringHeader + size)
-	fd, err := unix.MemfdCreate("netaware-shm", unix.MFD_CLOEXEC)
+	if size == 0 {
+		return plain()
+	}
+	// Without memory to share (memfd_create refused by a sandbox, no
+	// memory left), the pair keeps the plain Unix socket: slower, but the
+	// world still starts.
+	mem, fd, err := makeRings(size, populate)
 	if err != nil {
-		return nil, fmt.Errorf("shared memory: memfd_create: %w", err)
+		return plain()
 	}
 	defer unix.Close(fd)
-	if err := unix.Ftruncate(fd, int64(total)); err != nil {
-		return nil, fmt.Errorf("shared memory: ftruncate to %d bytes: %w", total, err)
+	offer := uint64(size)
+	if populate {
+		offer |= offerPopulate
 	}
-	mem, err := unix.Mmap(fd, 0, total, unix.PROT_READ|unix.PROT_WRITE, mapFlags(populate))
-	if err != nil {
-		return nil, fmt.Errorf("shared memory: mmap of %d bytes: %w", total, err)
-	}
+	binary.LittleEndian.PutUint64(msg[:], offer)
 	if _, _, err := uc.WriteMsgUnix(msg[:], unix.UnixRights(fd), nil); err != nil {
 		unix.Munmap(mem)
 		return nil, fmt.Errorf("shared memory: passing the rings: %w", err)
 	}
 	return newShmConn(uc, mem, size, spin, true), nil
+}
+
+// makeRings creates and maps the memory file of a ring pair.
+func makeRings(size int, populate bool) (mem []byte, fd int, err error) {
+	total := 2 * (ringHeader + size)
+	fd, err = unix.MemfdCreate("netaware-shm", unix.MFD_CLOEXEC)
+	if err != nil {
+		return nil, -1, fmt.Errorf("shared memory: memfd_create: %w", err)
+	}
+	if err := unix.Ftruncate(fd, int64(total)); err != nil {
+		unix.Close(fd)
+		return nil, -1, fmt.Errorf("shared memory: ftruncate to %d bytes: %w", total, err)
+	}
+	mem, err = unix.Mmap(fd, 0, total, unix.PROT_READ|unix.PROT_WRITE, mapFlags(populate))
+	if err != nil {
+		unix.Close(fd)
+		return nil, -1, fmt.Errorf("shared memory: mmap of %d bytes: %w", total, err)
+	}
+	return mem, fd, nil
 }
 
 // shmAccept is the acceptor's side of shmDial.

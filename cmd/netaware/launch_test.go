@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"netaware/comm/pingpong"
 	"netaware/launch"
 )
 
@@ -73,7 +74,7 @@ func cleanEnv() []string {
 
 func checkPingpongJSON(t *testing.T, out []byte, ranks int) {
 	t.Helper()
-	var rep pingpongReport
+	var rep pingpong.Report
 	if err := json.Unmarshal(out, &rep); err != nil {
 		t.Fatalf("rank 0's output is not the JSON report: %v\n%s", err, out)
 	}

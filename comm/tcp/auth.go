@@ -111,66 +111,101 @@ func serverHandshake(rw io.ReadWriter, token []byte) error {
 }
 
 // After authentication the dialer introduces itself: its rank, the world
-// size it believes in, and the address it listens on (empty for none).
+// size it believes in, and where it can be reached (see endpointAddr).
+// Every string is length-prefixed and at most maxAddr bytes.
 const maxAddr = 255
+
+// endpointAddr is where a rank accepts mesh connections: its TCP address
+// (empty for none), its Unix socket address for ranks of its own machine
+// (empty when it takes no local connections) and the machine it runs on
+// (comm.Identity.Machine).
+type endpointAddr struct {
+	addr, local, machine string
+}
 
 type hello struct {
 	rank, size int
-	addr       string
+	endpointAddr
+}
+
+func appendAddr(b []byte, a endpointAddr) ([]byte, error) {
+	for _, s := range [...]string{a.addr, a.local, a.machine} {
+		if len(s) > maxAddr {
+			return nil, fmt.Errorf("address %q too long", s)
+		}
+		b = binary.LittleEndian.AppendUint16(b, uint16(len(s)))
+		b = append(b, s...)
+	}
+	return b, nil
+}
+
+func readAddr(r io.Reader) (endpointAddr, error) {
+	var out [3]string
+	for i := range out {
+		var l [2]byte
+		if _, err := io.ReadFull(r, l[:]); err != nil {
+			return endpointAddr{}, err
+		}
+		n := int(binary.LittleEndian.Uint16(l[:]))
+		if n > maxAddr {
+			return endpointAddr{}, fmt.Errorf("address of %d bytes", n)
+		}
+		a := make([]byte, n)
+		if _, err := io.ReadFull(r, a); err != nil {
+			return endpointAddr{}, err
+		}
+		out[i] = string(a)
+	}
+	return endpointAddr{addr: out[0], local: out[1], machine: out[2]}, nil
 }
 
 func writeHello(w io.Writer, h hello) error {
-	if len(h.addr) > maxAddr {
-		return fmt.Errorf("listen address %q too long", h.addr)
-	}
-	b := make([]byte, 10, 10+len(h.addr))
+	b := make([]byte, 8, 8+len(h.addr)+len(h.local)+len(h.machine)+6)
 	binary.LittleEndian.PutUint32(b[0:], uint32(h.rank))
 	binary.LittleEndian.PutUint32(b[4:], uint32(h.size))
-	binary.LittleEndian.PutUint16(b[8:], uint16(len(h.addr)))
-	_, err := w.Write(append(b, h.addr...))
+	b, err := appendAddr(b, h.endpointAddr)
+	if err != nil {
+		return fmt.Errorf("hello: %w", err)
+	}
+	_, err = w.Write(b)
 	return err
 }
 
 func readHello(r io.Reader, size int) (hello, error) {
-	var b [10]byte
+	var b [8]byte
 	if _, err := io.ReadFull(r, b[:]); err != nil {
 		return hello{}, fmt.Errorf("hello: %w", err)
 	}
 	h := hello{rank: int(binary.LittleEndian.Uint32(b[0:])), size: int(binary.LittleEndian.Uint32(b[4:]))}
-	n := int(binary.LittleEndian.Uint16(b[8:]))
 	if h.size != size {
 		return hello{}, fmt.Errorf("hello: peer believes the world has %d ranks, we have %d", h.size, size)
 	}
 	if h.rank < 0 || h.rank >= size {
 		return hello{}, fmt.Errorf("hello: rank %d out of range [0,%d)", h.rank, size)
 	}
-	if n > maxAddr {
-		return hello{}, fmt.Errorf("hello: address of %d bytes", n)
-	}
-	a := make([]byte, n)
-	if _, err := io.ReadFull(r, a); err != nil {
+	a, err := readAddr(r)
+	if err != nil {
 		return hello{}, fmt.Errorf("hello: %w", err)
 	}
-	h.addr = string(a)
+	h.endpointAddr = a
 	return h, nil
 }
 
 // The coordinator answers a registration with the table of every rank's
-// listen address: a count, then length-prefixed addresses.
-func writeTable(w io.Writer, addrs []string) error {
+// addresses: a count, then each rank's endpointAddr.
+func writeTable(w io.Writer, addrs []endpointAddr) error {
 	b := binary.LittleEndian.AppendUint32(nil, uint32(len(addrs)))
 	for _, a := range addrs {
-		if len(a) > maxAddr {
-			return fmt.Errorf("address %q too long", a)
+		var err error
+		if b, err = appendAddr(b, a); err != nil {
+			return fmt.Errorf("address table: %w", err)
 		}
-		b = binary.LittleEndian.AppendUint16(b, uint16(len(a)))
-		b = append(b, a...)
 	}
 	_, err := w.Write(b)
 	return err
 }
 
-func readTable(r io.Reader, size int) ([]string, error) {
+func readTable(r io.Reader, size int) ([]endpointAddr, error) {
 	var b [4]byte
 	if _, err := io.ReadFull(r, b[:]); err != nil {
 		return nil, fmt.Errorf("address table: %w", err)
@@ -178,21 +213,13 @@ func readTable(r io.Reader, size int) ([]string, error) {
 	if n := int(binary.LittleEndian.Uint32(b[:])); n != size {
 		return nil, fmt.Errorf("address table has %d entries, want %d", n, size)
 	}
-	addrs := make([]string, size)
+	addrs := make([]endpointAddr, size)
 	for i := range addrs {
-		var l [2]byte
-		if _, err := io.ReadFull(r, l[:]); err != nil {
-			return nil, fmt.Errorf("address table: %w", err)
+		a, err := readAddr(r)
+		if err != nil {
+			return nil, fmt.Errorf("address table, rank %d: %w", i, err)
 		}
-		n := int(binary.LittleEndian.Uint16(l[:]))
-		if n > maxAddr {
-			return nil, fmt.Errorf("address table: entry of %d bytes", n)
-		}
-		a := make([]byte, n)
-		if _, err := io.ReadFull(r, a); err != nil {
-			return nil, fmt.Errorf("address table: %w", err)
-		}
-		addrs[i] = string(a)
+		addrs[i] = a
 	}
 	return addrs, nil
 }

@@ -54,6 +54,10 @@ func checkSeqMsg(b []byte, st comm.Status) (src, seq int, err error) {
 // all take part). Every message arrives once, intact, and in order per
 // source (MPI's non-overtaking rule).
 func TestRecvBlockingAnySourceConcurrentSenders(t *testing.T) {
+	bothPaths(t, testRecvBlockingAnySourceConcurrentSenders)
+}
+
+func testRecvBlockingAnySourceConcurrentSenders(t *testing.T) {
 	checkNoLeak(t)
 	const n, per = 5, 400
 	err := runLoopback(Config{})(context.Background(), n, func(ctx context.Context, c comm.Comm) error {
@@ -249,7 +253,9 @@ func TestRecvBlockingSubSource(t *testing.T) {
 // TestRecvBlockingCancelled: a blocking receive whose context ends returns
 // the context's error without swallowing the message that comes later,
 // and the connection it drove keeps working.
-func TestRecvBlockingCancelled(t *testing.T) {
+func TestRecvBlockingCancelled(t *testing.T) { bothPaths(t, testRecvBlockingCancelled) }
+
+func testRecvBlockingCancelled(t *testing.T) {
 	checkNoLeak(t)
 	ctx, eps := twoRanks(t, 20*time.Second)
 	c0, c1 := comm.NewWorld(eps[0]), comm.NewWorld(eps[1])
@@ -276,7 +282,9 @@ func TestRecvBlockingCancelled(t *testing.T) {
 
 // TestRecvBlockingCrashedPeer: blocking receives pending on the fast path
 // fail with an error naming a rank that dies without a goodbye.
-func TestRecvBlockingCrashedPeer(t *testing.T) {
+func TestRecvBlockingCrashedPeer(t *testing.T) { bothPaths(t, testRecvBlockingCrashedPeer) }
+
+func testRecvBlockingCrashedPeer(t *testing.T) {
 	checkNoLeak(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -430,7 +438,9 @@ func TestRequestManyWaiters(t *testing.T) {
 // every echo right, its receives drive the connection (turn counts the
 // drives; a loaded machine may let the reader goroutine read some
 // messages first), and the connection is left in grace.
-func TestPingPongDrivesConnection(t *testing.T) {
+func TestPingPongDrivesConnection(t *testing.T) { bothPaths(t, testPingPongDrivesConnection) }
+
+func testPingPongDrivesConnection(t *testing.T) {
 	checkNoLeak(t)
 	ctx, eps := twoRanks(t, 20*time.Second)
 	c0, c1 := comm.NewWorld(eps[0]), comm.NewWorld(eps[1])

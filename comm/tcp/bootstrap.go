@@ -7,8 +7,10 @@ import (
 	"io"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"netaware/comm"
@@ -30,6 +32,12 @@ type Env struct {
 	// Source names the launcher the rank and size came from: "netaware",
 	// "openmpi", "pmix", "pmi" or "slurm".
 	Source string
+	// NoShm keeps this rank off the intra-host path: it talks TCP to
+	// every rank, also those of its own machine (NETAWARE_SHM=0).
+	NoShm bool
+	// ShmSpin, if positive, replaces Config.ShmSpin (NETAWARE_SHM_SPIN,
+	// a Go duration such as 200us).
+	ShmSpin time.Duration
 }
 
 // Environment variables read by Detect.
@@ -47,7 +55,8 @@ const (
 // size from OMPI_COMM_WORLD_SIZE, PMIX_SIZE or SLURM_NTASKS), MPICH's
 // Hydra (PMI_RANK/PMI_SIZE) or Slurm's srun (SLURM_PROCID/SLURM_NTASKS).
 // The coordinator, token and listen host come from NETAWARE_COORDINATOR,
-// NETAWARE_TOKEN and NETAWARE_LISTEN whatever the launcher (for mpirun,
+// NETAWARE_TOKEN and NETAWARE_LISTEN whatever the launcher, and
+// NETAWARE_SHM=0 turns the intra-host path off (for mpirun,
 // pass them with -x; srun exports the caller's environment by default).
 func Detect() (Env, bool) { return detect(os.Getenv) }
 
@@ -91,6 +100,8 @@ func detect(getenv func(string) string) (Env, bool) {
 			Token:       getenv(EnvToken),
 			Listen:      getenv(EnvListen),
 			Source:      s.name,
+			NoShm:       shmDisabled(getenv(EnvShm)),
+			ShmSpin:     shmSpinEnv(getenv(EnvShmSpin)),
 		}, true
 	}
 	return Env{}, false
@@ -109,6 +120,10 @@ type Options struct {
 	// holds the world up (a rank whose launcher failed leaves a wait of
 	// BootstrapTimeout otherwise silent). It must not block.
 	Waiting func(registered int, missing []int)
+
+	// machine, if set, replaces this rank's comm.Identity.Machine (tests
+	// put the ranks of one process on different machines with it).
+	machine string
 }
 
 // Join connects this rank to the world described by env and returns the
@@ -130,13 +145,24 @@ func Join(ctx context.Context, env Env) (comm.Comm, io.Closer, error) {
 // each with the table of addresses, and the registration connection stays
 // as the link to rank 0. Then rank i dials every rank 0 < j < i and accepts
 // from every j > i: a full mesh of authenticated connections, all opened
-// before Join returns.
+// before Join returns. Ranks of one machine connect over Unix sockets
+// instead (see local.go): each rank also listens on one, and the
+// registration connection of a rank on rank 0's machine is replaced by one.
 func JoinWith(ctx context.Context, env Env, opt Options) (*Endpoint, error) {
+	if env.ShmSpin > 0 {
+		opt.Config.ShmSpin = env.ShmSpin
+	}
 	cfg := opt.Config.withDefaults()
 	if env.Size < 1 || env.Rank < 0 || env.Rank >= env.Size {
 		return nil, fmt.Errorf("tcp join: rank %d of %d is out of range", env.Rank, env.Size)
 	}
+	if err := checkShmRing(cfg.ShmRing); err != nil {
+		return nil, fmt.Errorf("tcp join (rank %d of %d): %w", env.Rank, env.Size, err)
+	}
 	e := newEndpoint(env.Rank, env.Size, cfg)
+	if opt.machine != "" {
+		e.id.Machine = opt.machine
+	}
 	if env.Size == 1 {
 		e.startGoroutines()
 		return e, nil
@@ -150,7 +176,7 @@ func JoinWith(ctx context.Context, env Env, opt Options) (*Endpoint, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, cfg.BootstrapTimeout)
 	defer cancel()
-	b := &bootstrap{env: env, cfg: cfg, token: []byte(env.Token), e: e}
+	b := &bootstrap{env: env, cfg: cfg, token: []byte(env.Token), e: e, shm: !cfg.NoShm && !env.NoShm && e.id.Machine != ""}
 	var err error
 	if env.Rank == 0 {
 		err = b.coordinate(ctx, opt.Listener, opt.Waiting)
@@ -175,6 +201,82 @@ type bootstrap struct {
 	cfg   Config
 	token []byte
 	e     *Endpoint
+	shm   bool // take local connections (and make them to ranks of this machine)
+	ring  int  // the ring size this rank offers when it dials (0: no rings)
+	// populate faults the rings in at Join (few ranks on this machine).
+	populate bool
+}
+
+// listenLocal opens this rank's intra-host listener if it takes local
+// connections; without one (disabled, or it cannot listen) it is reached
+// over TCP by everyone.
+func (b *bootstrap) listenLocal() net.Listener {
+	if !b.shm {
+		return nil
+	}
+	ln, err := listenLocal()
+	if err != nil {
+		b.cfg.Logger.Warn("tcp: no intra-host listener, ranks of this host use TCP", "rank", b.env.Rank, "err", err)
+		return nil
+	}
+	return ln
+}
+
+// ringSize is the ring this rank offers the ranks of its machine it
+// dials: Config.ShmRing, or by default as many ranks share the machine
+// allow (ringFor). Default rings are faulted in at Join when all rings of
+// the machine take at most prefaultBudget (up to 6 ranks on a machine):
+// the first large messages then pay no page faults, which would otherwise
+// show in the first repetitions of a measurement.
+func (b *bootstrap) ringSize(me endpointAddr, addrs []endpointAddr) int {
+	switch {
+	case b.cfg.ShmRing < 0:
+		return 0
+	case b.cfg.ShmRing > 0:
+		return b.cfg.ShmRing
+	}
+	p := 1
+	for r, a := range addrs {
+		if r != b.env.Rank && useLocal(me, a) {
+			p++
+		}
+	}
+	ring := ringFor(p)
+	b.populate = p*(p-1)*ring <= prefaultBudget
+	return ring
+}
+
+// self is this rank's entry of the address table.
+func (b *bootstrap) self(local net.Listener) endpointAddr {
+	a := endpointAddr{addr: b.e.addr}
+	if local != nil {
+		a.local, a.machine = local.Addr().String(), b.e.id.Machine
+	}
+	return a
+}
+
+// accepting runs acceptLoop on each listener (nil ones skipped), every one
+// wanting up to want connections, all into one channel; stop closes the
+// listeners and waits for the loops.
+func (b *bootstrap) accepting(ctx context.Context, want int, lns ...net.Listener) (out chan accepted, stop func()) {
+	out = make(chan accepted)
+	actx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	for _, ln := range lns {
+		if ln != nil {
+			wg.Add(1)
+			go func() { defer wg.Done(); b.acceptLoop(actx, ln, want, out) }()
+		}
+	}
+	return out, func() {
+		cancel() // before closing: a loop whose Accept fails must not wait to report it
+		for _, ln := range lns {
+			if ln != nil {
+				ln.Close()
+			}
+		}
+		wg.Wait()
+	}
 }
 
 // accepted is an authenticated, introduced incoming connection.
@@ -214,13 +316,21 @@ func (b *bootstrap) acceptLoop(ctx context.Context, ln net.Listener, want int, o
 		tuneConn(conn)
 		conn.SetDeadline(time.Now().Add(b.cfg.HandshakeTimeout))
 		if err := serverHandshake(conn, b.token); err != nil {
-			b.cfg.Logger.Warn("tcp: refused connection", "rank", b.env.Rank, "addr", conn.RemoteAddr().String(), "err", err)
+			b.cfg.Logger.Warn("tcp: refused connection", "rank", b.env.Rank, "addr", remoteAddr(conn), "err", err)
 			conn.Close()
 			continue
 		}
 		h, err := readHello(conn, b.env.Size)
+		if err == nil {
+			if uc, ok := conn.(*net.UnixConn); ok {
+				conn, err = shmAccept(uc, b.cfg.ShmSpin)
+				if err != nil {
+					uc.Close()
+				}
+			}
+		}
 		if err != nil {
-			b.cfg.Logger.Warn("tcp: refused connection", "rank", b.env.Rank, "addr", conn.RemoteAddr().String(), "err", err)
+			b.cfg.Logger.Warn("tcp: refused connection", "rank", b.env.Rank, "addr", remoteAddr(conn), "err", err)
 			conn.Close()
 			continue
 		}
@@ -241,16 +351,15 @@ func (b *bootstrap) coordinate(ctx context.Context, ln net.Listener, waiting fun
 			return fmt.Errorf("coordinator: %w", err)
 		}
 	}
-	defer ln.Close()
 	b.e.addr = ln.Addr().String()
-	addrs := make([]string, b.env.Size)
-	addrs[0] = b.e.addr
-	out := make(chan accepted)
-	actx, stop := context.WithCancel(ctx)
-	defer stop()
-	done := make(chan struct{})
-	go func() { defer close(done); b.acceptLoop(actx, ln, b.env.Size-1, out) }()
-	defer func() { ln.Close(); <-done }()
+	lln := b.listenLocal()
+	out, stopAccepting := b.accepting(ctx, b.env.Size-1, ln)
+	defer stopAccepting()
+	if lln != nil {
+		defer lln.Close()
+	}
+	addrs := make([]endpointAddr, b.env.Size)
+	addrs[0] = b.self(lln)
 	conns := make([]net.Conn, b.env.Size)
 	defer func() {
 		if err != nil {
@@ -287,21 +396,65 @@ func (b *bootstrap) coordinate(ctx context.Context, ln net.Listener, waiting fun
 			}
 			r := a.hello.rank
 			if r == 0 || conns[r] != nil {
-				b.cfg.Logger.Warn("tcp: refused duplicate registration", "rank", r, "addr", a.conn.RemoteAddr().String())
+				b.cfg.Logger.Warn("tcp: refused duplicate registration", "rank", r, "addr", remoteAddr(a.conn))
 				a.conn.Close()
-				return fmt.Errorf("rank %d registered twice or claims rank 0 (from %s)", r, a.conn.RemoteAddr())
+				return fmt.Errorf("rank %d registered twice or claims rank 0 (from %s)", r, remoteAddr(a.conn))
 			}
 			conns[r] = a.conn
-			addrs[r] = a.hello.addr
+			addrs[r] = a.hello.endpointAddr
 			n++
 		}
 	}
+	stopAccepting()
+	var local []int // ranks of this machine: they come back over lln
 	for r := 1; r < b.env.Size; r++ {
 		if err := writeTable(conns[r], addrs); err != nil {
 			return fmt.Errorf("sending the address table to rank %d: %w", r, err)
 		}
 		conns[r].SetDeadline(time.Time{})
+		if useLocal(addrs[0], addrs[r]) {
+			local = append(local, r)
+			continue
+		}
 		b.e.attach(r, conns[r])
+	}
+	return b.acceptUpgrades(ctx, lln, local, conns)
+}
+
+// acceptUpgrades takes, from each rank of want (ranks of this machine),
+// the intra-host connection that replaces its registration connection
+// conns[r] (rank 0's part).
+func (b *bootstrap) acceptUpgrades(ctx context.Context, lln net.Listener, want []int, conns []net.Conn) error {
+	if len(want) == 0 {
+		return nil
+	}
+	out, stop := b.accepting(ctx, len(want), lln)
+	defer stop()
+	for left := len(want); left > 0; left-- {
+		var a accepted
+		select {
+		case <-ctx.Done():
+			var missing []int
+			for _, r := range want {
+				if b.e.peers[r] == nil {
+					missing = append(missing, r)
+				}
+			}
+			return fmt.Errorf("waiting for ranks of this host to reconnect over the intra-host path (missing: %s; %s=0 turns it off): %w", rankNames(missing), EnvShm, ctx.Err())
+		case a = <-out:
+		}
+		if a.err != nil {
+			return fmt.Errorf("intra-host listener: %w", a.err)
+		}
+		r := a.hello.rank
+		if !slices.Contains(want, r) || b.e.peers[r] != nil {
+			a.conn.Close()
+			return fmt.Errorf("unexpected intra-host connection from rank %d", r)
+		}
+		a.conn.SetDeadline(time.Time{})
+		conns[r].Close()
+		conns[r] = a.conn
+		b.e.attach(r, a.conn)
 	}
 	return nil
 }
@@ -312,9 +465,8 @@ func (b *bootstrap) register(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("coordinator %s: %w", b.env.Coordinator, err)
 	}
-	ok := false
 	defer func() {
-		if !ok {
+		if conn != nil {
 			conn.Close()
 		}
 	}()
@@ -327,21 +479,18 @@ func (b *bootstrap) register(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	defer ln.Close()
 	b.e.addr = ln.Addr().String()
-	out := make(chan accepted)
-	actx, stop := context.WithCancel(ctx)
-	defer stop()
-	done := make(chan struct{})
-	go func() { defer close(done); b.acceptLoop(actx, ln, b.env.Size-1-b.env.Rank, out) }()
-	defer func() { ln.Close(); <-done }()
+	lln := b.listenLocal()
+	out, stopAccepting := b.accepting(ctx, b.env.Size-1-b.env.Rank, ln, lln)
+	defer stopAccepting()
+	me := b.self(lln)
 
-	if err := writeHello(conn, hello{rank: b.env.Rank, size: b.env.Size, addr: b.e.addr}); err != nil {
+	if err := writeHello(conn, hello{rank: b.env.Rank, size: b.env.Size, endpointAddr: me}); err != nil {
 		return fmt.Errorf("registering with the coordinator: %w", err)
 	}
 	conn.SetDeadline(time.Time{})
 	tableCh := make(chan error, 1)
-	var addrs []string
+	var addrs []endpointAddr
 	go func() {
 		var err error
 		addrs, err = readTable(conn, b.env.Size)
@@ -355,14 +504,30 @@ func (b *bootstrap) register(ctx context.Context) error {
 	case <-ctx.Done():
 		conn.Close()
 		<-tableCh
+		conn = nil
 		return fmt.Errorf("waiting for the coordinator's address table: %w", ctx.Err())
 	}
-	ok = true
-	b.e.attach(0, conn)
-	for j := 1; j < b.env.Rank; j++ {
-		c, err := b.dial(ctx, addrs[j])
+	b.ring = b.ringSize(me, addrs)
+	if useLocal(me, addrs[0]) {
+		// Rank 0 shares our machine: the registration connection gives way
+		// to an intra-host one (no frame has crossed it yet).
+		c, err := b.dial(ctx, "unix", addrs[0].local)
 		if err != nil {
-			return fmt.Errorf("connecting to rank %d at %s: %w", j, addrs[j], err)
+			return fmt.Errorf("connecting to rank 0 on this host at %s (%s=0 turns the intra-host path off): %w", addrs[0].local, EnvShm, err)
+		}
+		conn.Close()
+		conn = c
+	}
+	b.e.attach(0, conn)
+	conn = nil
+	for j := 1; j < b.env.Rank; j++ {
+		network, addr := "tcp", addrs[j].addr
+		if useLocal(me, addrs[j]) {
+			network, addr = "unix", addrs[j].local
+		}
+		c, err := b.dial(ctx, network, addr)
+		if err != nil {
+			return fmt.Errorf("connecting to rank %d at %s: %w", j, addr, err)
 		}
 		b.e.attach(j, c)
 	}
@@ -383,7 +548,7 @@ func (b *bootstrap) register(ctx context.Context) error {
 			r := a.hello.rank
 			if r <= b.env.Rank || b.e.peers[r] != nil {
 				a.conn.Close()
-				return fmt.Errorf("unexpected connection from rank %d (%s)", r, a.conn.RemoteAddr())
+				return fmt.Errorf("unexpected connection from rank %d (%s)", r, remoteAddr(a.conn))
 			}
 			a.conn.SetDeadline(time.Time{})
 			b.e.attach(r, a.conn)
@@ -393,9 +558,9 @@ func (b *bootstrap) register(ctx context.Context) error {
 }
 
 // dial connects, authenticates and introduces this rank.
-func (b *bootstrap) dial(ctx context.Context, addr string) (net.Conn, error) {
+func (b *bootstrap) dial(ctx context.Context, network, addr string) (net.Conn, error) {
 	d := net.Dialer{KeepAlive: 15 * time.Second, Timeout: b.cfg.HandshakeTimeout}
-	conn, err := d.DialContext(ctx, "tcp", addr)
+	conn, err := d.DialContext(ctx, network, addr)
 	if err != nil {
 		return nil, err
 	}
@@ -403,9 +568,17 @@ func (b *bootstrap) dial(ctx context.Context, addr string) (net.Conn, error) {
 		conn.Close()
 		return nil, err
 	}
-	if err := writeHello(conn, hello{rank: b.env.Rank, size: b.env.Size, addr: b.e.addr}); err != nil {
+	if err := writeHello(conn, hello{rank: b.env.Rank, size: b.env.Size, endpointAddr: endpointAddr{addr: b.e.addr}}); err != nil {
 		conn.Close()
 		return nil, err
+	}
+	if uc, ok := conn.(*net.UnixConn); ok {
+		sc, err := shmDial(uc, b.ring, b.populate, b.cfg.ShmSpin)
+		if err != nil {
+			conn.Close()
+			return nil, err
+		}
+		conn = sc
 	}
 	conn.SetDeadline(time.Time{})
 	return conn, nil
@@ -461,6 +634,7 @@ func rankNames(ranks []int) string {
 }
 
 func tuneConn(c net.Conn) {
+	tuneLocal(c)
 	if tc, ok := c.(*net.TCPConn); ok {
 		tc.SetNoDelay(true)
 		tc.SetKeepAlive(true)

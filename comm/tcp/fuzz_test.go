@@ -117,10 +117,10 @@ func FuzzHandshake(f *testing.F) {
 	f.Add([]byte("NETAWR01"))
 	f.Add([]byte{})
 	var hb bytes.Buffer
-	writeHello(&hb, hello{rank: 1, size: 4, addr: "127.0.0.1:5000"})
+	writeHello(&hb, hello{rank: 1, size: 4, endpointAddr: endpointAddr{addr: "127.0.0.1:5000", local: "@netaware-x", machine: "boot/net:[1]"}})
 	f.Add(hb.Bytes())
 	var tb bytes.Buffer
-	writeTable(&tb, []string{"a:1", "b:2", "c:3", "d:4"})
+	writeTable(&tb, []endpointAddr{{addr: "a:1"}, {addr: "b:2", local: "@l"}, {addr: "c:3", machine: "m"}, {addr: "d:4"}})
 	f.Add(tb.Bytes())
 	f.Fuzz(func(t *testing.T, data []byte) {
 		token := []byte("fuzz-token")
@@ -130,7 +130,7 @@ func FuzzHandshake(f *testing.F) {
 		if err := clientHandshake(rw{bytes.NewReader(data)}, token); err == nil {
 			t.Fatal("client accepted a scripted peer without the token")
 		}
-		if h, err := readHello(bytes.NewReader(data), 4); err == nil && (h.rank < 0 || h.rank >= 4 || len(h.addr) > maxAddr) {
+		if h, err := readHello(bytes.NewReader(data), 4); err == nil && (h.rank < 0 || h.rank >= 4 || len(h.addr) > maxAddr || len(h.local) > maxAddr || len(h.machine) > maxAddr) {
 			t.Fatalf("accepted hello %+v", h)
 		}
 		if addrs, err := readTable(bytes.NewReader(data), 4); err == nil && len(addrs) != 4 {

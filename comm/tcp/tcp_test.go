@@ -35,12 +35,29 @@ func joinLoopback(t testing.TB, ctx context.Context, n int, cfg Config) []*Endpo
 }
 
 func tryJoinLoopback(ctx context.Context, n int, cfg Config) ([]*Endpoint, error) {
+	cfg.NoShm = cfg.NoShm || testTCPOnly
 	return JoinLoopback(ctx, n, cfg)
+}
+
+// testTCPOnly makes the test helpers join worlds with the intra-host path
+// off (set by bothPaths; no test here runs in parallel).
+var testTCPOnly bool
+
+// bothPaths runs f on the default world of this process (ranks of one
+// machine: the intra-host path) and on loopback TCP.
+func bothPaths(t *testing.T, f func(t *testing.T)) {
+	t.Run("shm", f)
+	t.Run("tcp", func(t *testing.T) {
+		testTCPOnly = true
+		defer func() { testTCPOnly = false }()
+		f(t)
+	})
 }
 
 // runLoopback is a commtest.Runner over real TCP on loopback.
 func runLoopback(cfg Config) commtest.Runner {
 	return func(ctx context.Context, n int, body func(ctx context.Context, c comm.Comm) error) error {
+		cfg.NoShm = cfg.NoShm || testTCPOnly
 		return RunLoopback(ctx, n, cfg, body)
 	}
 }
@@ -67,7 +84,9 @@ func checkNoLeak(t *testing.T) {
 	})
 }
 
-func TestConformance(t *testing.T) {
+func TestConformance(t *testing.T) { bothPaths(t, testConformance) }
+
+func testConformance(t *testing.T) {
 	checkNoLeak(t)
 	// 32 ranks with ~3000 goroutines on a shared CI machine (or under the
 	// race detector) can starve a connection for seconds: the heartbeat
@@ -76,7 +95,9 @@ func TestConformance(t *testing.T) {
 	commtest.Run(t, runLoopback(Config{HeartbeatTimeout: 30 * time.Second}), 1, 2, 5, 32)
 }
 
-func TestLargeMessagesBothPaths(t *testing.T) {
+func TestLargeMessagesBothPaths(t *testing.T) { bothPaths(t, testLargeMessagesBothPaths) }
+
+func testLargeMessagesBothPaths(t *testing.T) {
 	checkNoLeak(t)
 	// 3 MiB messages: one received into a posted buffer, one arriving
 	// unexpected and claimed late, one truncated; data must be intact.
@@ -181,7 +202,9 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 // TestCrashedRankFailsEveryone: a rank whose sockets vanish without a
 // goodbye (as when its process is killed) fails every other rank's
 // pending and future calls with an error naming it.
-func TestCrashedRankFailsEveryone(t *testing.T) {
+func TestCrashedRankFailsEveryone(t *testing.T) { bothPaths(t, testCrashedRankFailsEveryone) }
+
+func testCrashedRankFailsEveryone(t *testing.T) {
 	checkNoLeak(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -234,7 +257,9 @@ func TestCrashedRankFailsEveryone(t *testing.T) {
 
 // TestSilentRankDetected: a rank that stops sending anything (a hung host:
 // no FIN, no RST) is declared dead by the heartbeat watchdog.
-func TestSilentRankDetected(t *testing.T) {
+func TestSilentRankDetected(t *testing.T) { bothPaths(t, testSilentRankDetected) }
+
+func testSilentRankDetected(t *testing.T) {
 	checkNoLeak(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -265,7 +290,9 @@ func TestSilentRankDetected(t *testing.T) {
 	}
 }
 
-func TestAbortNamesFailedRank(t *testing.T) {
+func TestAbortNamesFailedRank(t *testing.T) { bothPaths(t, testAbortNamesFailedRank) }
+
+func testAbortNamesFailedRank(t *testing.T) {
 	checkNoLeak(t)
 	boom := errors.New("boom")
 	err := runLoopback(Config{})(context.Background(), 4, func(ctx context.Context, c comm.Comm) error {
@@ -285,6 +312,10 @@ func TestAbortNamesFailedRank(t *testing.T) {
 }
 
 func TestFinishedRankFailsReceivesFromIt(t *testing.T) {
+	bothPaths(t, testFinishedRankFailsReceivesFromIt)
+}
+
+func testFinishedRankFailsReceivesFromIt(t *testing.T) {
 	checkNoLeak(t)
 	err := runLoopback(Config{})(context.Background(), 2, func(ctx context.Context, c comm.Comm) error {
 		if c.Rank() == 0 {
@@ -306,7 +337,9 @@ func TestFinishedRankFailsReceivesFromIt(t *testing.T) {
 	}
 }
 
-func TestMaxMessageEnforced(t *testing.T) {
+func TestMaxMessageEnforced(t *testing.T) { bothPaths(t, testMaxMessageEnforced) }
+
+func testMaxMessageEnforced(t *testing.T) {
 	checkNoLeak(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -384,7 +417,9 @@ func TestJoinNeedsToken(t *testing.T) {
 // (read it in the waiting goroutine), the connection is left unread for a
 // moment; a poll with Test must hand it back to the reader goroutine at
 // once, or a polling loop would wait for the watchdog's next tick.
-func TestPollingHandsConnectionBack(t *testing.T) {
+func TestPollingHandsConnectionBack(t *testing.T) { bothPaths(t, testPollingHandsConnectionBack) }
+
+func testPollingHandsConnectionBack(t *testing.T) {
 	checkNoLeak(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -420,7 +455,9 @@ func TestPollingHandsConnectionBack(t *testing.T) {
 // connection (a small receive) both send a message far larger than the
 // socket buffers before receiving: each write blocks until the other side
 // reads, which must happen although both are busy writing.
-func TestPairwiseLargeExchange(t *testing.T) {
+func TestPairwiseLargeExchange(t *testing.T) { bothPaths(t, testPairwiseLargeExchange) }
+
+func testPairwiseLargeExchange(t *testing.T) {
 	checkNoLeak(t)
 	const size = 24 << 20
 	err := runLoopback(Config{})(context.Background(), 2, func(ctx context.Context, c comm.Comm) error {

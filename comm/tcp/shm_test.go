@@ -1,0 +1,202 @@
+//go:build linux
+
+package tcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"testing"
+	"time"
+
+	"netaware/comm"
+)
+
+// A ring much smaller than the messages: writes wait for room and wrap
+// around at every offset; bytes arrive intact and in order, both ways at
+// once (each side's full ring hands its connections back to the reader
+// goroutines, so two large sends to each other cannot deadlock).
+func TestShmSmallRingWrapsAndExchanges(t *testing.T) {
+	checkNoLeak(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	err := RunLoopback(ctx, 2, Config{ShmRing: 4096, Logger: quietLogger()}, func(ctx context.Context, c comm.Comm) error {
+		rng := rand.New(rand.NewPCG(7, 0))
+		peer := 1 - c.Rank()
+		for i := 0; i < 40; i++ {
+			n := rng.IntN(20000) // 0 .. ~5 rings
+			out := make([]byte, n)
+			for j := range out {
+				out[j] = byte(j*31 + i + c.Rank())
+			}
+			in := make([]byte, n)
+			st, err := comm.Sendrecv(ctx, c, peer, i, out, peer, i, in)
+			if err != nil {
+				return err
+			}
+			for j := range in {
+				if in[j] != byte(j*31+i+peer) {
+					return fmt.Errorf("message %d (%d bytes): byte %d is %d", i, n, j, in[j])
+				}
+			}
+			if st.Count != n {
+				return fmt.Errorf("message %d: %d bytes, want %d", i, st.Count, n)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestShmRingOptions(t *testing.T) {
+	checkNoLeak(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	eps, err := JoinLoopback(ctx, 2, Config{ShmRing: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPaths(t, ctx, eps, func(i, j int) string { return "unix" })
+	for _, e := range eps {
+		e.Close()
+	}
+	for _, n := range []int{1, 4095, 5000, 128 << 20} { // 0 is the default, negative no rings
+		if _, err := JoinLoopback(ctx, 2, Config{ShmRing: n}); err == nil {
+			t.Errorf("ShmRing %d accepted", n)
+		}
+	}
+}
+
+// shmAccept follows the dialer's offer and refuses a malformed one.
+func TestShmAcceptOffers(t *testing.T) {
+	pair := func(t *testing.T) (a, b *net.UnixConn) {
+		name := fmt.Sprintf("@netaware-test-%d", rand.Uint64())
+		ln, err := net.Listen("unix", name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		ch := make(chan net.Conn, 1)
+		go func() { c, _ := ln.Accept(); ch <- c }()
+		d, err := net.Dial("unix", name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		acc := <-ch
+		if acc == nil {
+			t.Fatal("accept failed")
+		}
+		t.Cleanup(func() { d.Close(); acc.Close() })
+		return d.(*net.UnixConn), acc.(*net.UnixConn)
+	}
+	t.Run("plain", func(t *testing.T) {
+		d, a := pair(t)
+		if c, err := shmDial(d, 0, false, 0); err != nil || c != net.Conn(d) {
+			t.Fatalf("dial without rings: %v, %T", err, c)
+		}
+		if c, err := shmAccept(a, 0); err != nil || c != net.Conn(a) {
+			t.Fatalf("accept without rings: %v, %T", err, c)
+		}
+	})
+	t.Run("rings", func(t *testing.T) {
+		d, a := pair(t)
+		cd, err := shmDial(d, 8192, true, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ca, err := shmAccept(a, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg := bytes.Repeat([]byte("ring"), 5000) // 20000 bytes: wraps
+		go cd.Write(msg)
+		got := make([]byte, len(msg))
+		ca.SetReadDeadline(time.Now().Add(10 * time.Second))
+		for n := 0; n < len(got); {
+			k, err := ca.Read(got[n:])
+			if err != nil {
+				t.Fatal(err)
+			}
+			n += k
+		}
+		if !bytes.Equal(got, msg) {
+			t.Fatal("data changed on the way")
+		}
+		// Released pages read as fresh ones: the mapping stays usable.
+		ca.(*shmConn).release()
+		cd.(*shmConn).release()
+		go cd.Write(msg[:5000])
+		for n := 0; n < 5000; {
+			k, err := ca.Read(got[n:5000])
+			if err != nil {
+				t.Fatal(err)
+			}
+			n += k
+		}
+		if !bytes.Equal(got[:5000], msg[:5000]) {
+			t.Fatal("data changed on the way after release")
+		}
+		// A past deadline interrupts a read of an empty ring, as on a socket.
+		ca.SetReadDeadline(longAgo)
+		if _, err := ca.Read(got); !isTimeout(err) {
+			t.Fatalf("read with a past deadline: %v", err)
+		}
+		ca.SetReadDeadline(time.Time{})
+		// The end of writing reads as the end of the stream.
+		cd.(interface{ CloseWrite() error }).CloseWrite()
+		if _, err := ca.Read(got); err == nil || err.Error() != "EOF" {
+			t.Fatalf("read after CloseWrite: %v", err)
+		}
+		// After the reader closed, writes fail.
+		ca.Close()
+		if _, err := cd.Write([]byte("x")); !errors.Is(err, errPeerGone) {
+			t.Fatalf("write to a closed reader: %v", err)
+		}
+	})
+	for _, size := range []uint64{5000, 1024, maxRing * 2, offerPopulate | 1024} {
+		t.Run(fmt.Sprint("bad size ", size), func(t *testing.T) {
+			d, a := pair(t)
+			var msg [8]byte
+			binary.LittleEndian.PutUint64(msg[:], size)
+			d.Write(msg[:])
+			if _, err := shmAccept(a, 0); !errors.Is(err, errProtocol) {
+				t.Fatalf("offer of %d bytes without memory: %v", size, err)
+			}
+		})
+	}
+}
+
+// Two ranks that both send a message larger than the ring before
+// receiving (no receive posted): the full rings hand the connections back
+// to the reader goroutines after a short wait, and both sends complete.
+func TestShmBothSendFirst(t *testing.T) {
+	checkNoLeak(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	err := RunLoopback(ctx, 2, Config{ShmRing: 4096, Logger: quietLogger()}, func(ctx context.Context, c comm.Comm) error {
+		peer := 1 - c.Rank()
+		out := bytes.Repeat([]byte{byte(c.Rank() + 1)}, 50000)
+		for i := 0; i < 3; i++ {
+			if err := c.Send(ctx, peer, i, out); err != nil {
+				return err
+			}
+			in := make([]byte, len(out))
+			if _, err := c.Recv(ctx, peer, i, in); err != nil {
+				return err
+			}
+			if !bytes.Equal(in, bytes.Repeat([]byte{byte(peer + 1)}, len(out))) {
+				return fmt.Errorf("message %d from rank %d changed on the way", i, peer)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -391,3 +391,10 @@ func gatherSwarm(ctx context.Context, c comm.Comm, st *swarm.Stats) (*SwarmItera
 	}
 	return it, nil
 }
+
+// CheckSwarmParams reports what is wrong with p (its Swarm part with
+// defaults filled in).
+func CheckSwarmParams(p SwarmParams) error {
+	p.Swarm = p.Swarm.WithDefaults()
+	return p.check()
+}

@@ -36,6 +36,7 @@ const defaultPlatform = "grid5000-4sites"
 func newDiscoverCmd() *cobra.Command {
 	var (
 		out, level string
+		method     string
 		blind      bool
 		asJSON     bool
 		resume     bool
@@ -75,6 +76,7 @@ built-in simulated platform ` + defaultPlatform + ` and says so.`,
 		Example: `  netaware discover                                  # simulated 4-site grid
   netaware discover --platform fram-like --blind --out fram
   netaware discover --platform fram-like --blind --out fram --resume   # after Ctrl-C
+  netaware discover --platform bordeaux-2013 --method swarm --out bdx   # bandwidth levels by swarm broadcasts
   netaware launch -n 8 -- netaware discover --out /tmp/x
   mpirun -n 64 -x NETAWARE_COORDINATOR=node01:7777 -x NETAWARE_TOKEN=s3cret netaware discover`,
 		Args: cobra.NoArgs,
@@ -83,6 +85,7 @@ built-in simulated platform ` + defaultPlatform + ` and says so.`,
 	cmd.Flags().StringVar(&out, "out", "netaware-out", "directory to write the results into (created if missing)")
 	cmd.Flags().StringVar(&level, "level", "standard", "effort: fast (RTT tree only), standard (+ PLogP per group pair) or thorough (+ PLogP all pairs)")
 	cmd.Flags().BoolVar(&blind, "blind", false, "ignore host names and core ids: every level from measurement")
+	cmd.Flags().StringVar(&method, "method", "auto", "rtt-tree (latency tree), swarm (bandwidth tomography by swarm broadcasts, docs/swarm.md) or auto (the tree, plus the swarm's bandwidth levels at thorough or where the tree finds no level above the hosts)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the summary as JSON (the notices go to stderr)")
 	cmd.Flags().BoolVar(&resume, "resume", false, "continue an interrupted discovery: keep the PLogP pairs of --out's dataset.json, measure the rest (the RTT inference runs again)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
@@ -92,6 +95,9 @@ built-in simulated platform ` + defaultPlatform + ` and says so.`,
 			return usagef("--level: %v", err)
 		}
 		opt.Level, opt.Blind = lv, blind
+		if opt.Method, err = discover.ParseMethod(method); err != nil {
+			return usagef("--method: %v", err)
+		}
 		stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 		notices := stdout
 		if asJSON {

@@ -223,7 +223,8 @@ func RunSwarm(ctx context.Context, c comm.Comm, ds *Dataset, p SwarmParams, hook
 	// Rank 0 decides where to start (resume) and, after every iteration,
 	// whether to go on; one small message per rank carries each decision.
 	var sec *SwarmSection
-	var prev []cluster.Labels
+	var prev []cluster.Labels // the previous iteration's hierarchy (maybe no level)
+	havePrev := false
 	stableRun := 0
 	start := 0
 	if me == 0 {
@@ -236,10 +237,10 @@ func RunSwarm(ctx context.Context, c comm.Comm, ds *Dataset, p SwarmParams, hook
 				if err != nil {
 					return err
 				}
-				if i > 1 {
+				if havePrev {
 					stableRun = nextStable(stableRun, h, prev, p)
 				}
-				prev = h
+				prev, havePrev = h, true
 			}
 		} else {
 			sec = &SwarmSection{Params: p}
@@ -281,7 +282,7 @@ func RunSwarm(ctx context.Context, c comm.Comm, ds *Dataset, p SwarmParams, hook
 			}
 			last := &sec.Iterations[len(sec.Iterations)-1]
 			last.Levels = len(h)
-			if prev != nil {
+			if havePrev {
 				v, err := cluster.HierarchyNMI(h, prev)
 				if err != nil {
 					return err
@@ -289,7 +290,7 @@ func RunSwarm(ctx context.Context, c comm.Comm, ds *Dataset, p SwarmParams, hook
 				last.NMI = &v
 				stableRun = nextStable(stableRun, h, prev, p)
 			}
-			prev = h
+			prev, havePrev = h, true
 			sec.Stable = stableRun >= p.StableIterations
 			sec.Complete = sec.Stable || len(sec.Iterations) >= p.MaxIterations
 			if hooks.Progress != nil {
@@ -313,10 +314,13 @@ func RunSwarm(ctx context.Context, c comm.Comm, ds *Dataset, p SwarmParams, hook
 }
 
 // nextStable counts successive iterations whose hierarchy agrees with the
-// previous one.
+// previous one. Two iterations that both found no level do not count: the
+// first iterations of a large world often hold too few connections for
+// any level, and a world without bandwidth structure is measured until
+// MaxIterations.
 func nextStable(run int, h, prev []cluster.Labels, p SwarmParams) int {
 	v, err := cluster.HierarchyNMI(h, prev)
-	if err != nil || v < p.StableNMI {
+	if err != nil || v < p.StableNMI || len(h) == 0 {
 		return 0
 	}
 	return run + 1

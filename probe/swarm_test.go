@@ -139,3 +139,38 @@ func TestSwarmBadInput(t *testing.T) {
 		t.Error("a count naming rank 5 of 2: no error")
 	}
 }
+
+// A world without bandwidth structure gives no level, iteration after
+// iteration: the NMI curve says they agree, but the probe does not call
+// that stable (early iterations of a large world find no level either)
+// and measures up to MaxIterations.
+func TestSwarmWithoutStructureRunsToMaxIterations(t *testing.T) {
+	p, err := platform.Parse("flat.yaml", []byte(`version: 1
+name: flat
+switches: [s0]
+hosts:
+  - {names: "h[0-7]", switch: s0, link: {bandwidth: 1Gbps, latency: 10us}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prm := DefaultSwarmParams()
+	prm.Bytes = 512 << 10
+	prm.MaxIterations = 4
+	ds := &Dataset{World: World{Size: p.NumRanks()}}
+	if err := runSwarmSim(t, p, ds, prm, RunHooks{}); err != nil {
+		t.Fatal(err)
+	}
+	s := ds.Swarm
+	if s.Stable || !s.Complete || len(s.Iterations) != prm.MaxIterations {
+		t.Errorf("stable %v complete %v after %d iterations, want %d and not stable", s.Stable, s.Complete, len(s.Iterations), prm.MaxIterations)
+	}
+	for i, it := range s.Iterations {
+		if it.Levels != 0 {
+			t.Errorf("iteration %d: %d levels on one switch", i+1, it.Levels)
+		}
+		if i > 0 && (it.NMI == nil || *it.NMI != 1) {
+			t.Errorf("iteration %d: NMI %v, want 1 (no level twice)", i+1, it.NMI)
+		}
+	}
+}

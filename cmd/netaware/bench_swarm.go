@@ -51,8 +51,8 @@ Algorithms are coll's names (binomial, pipeline, chain, ...) and swarm;
 "pipeline:65536" gives a segment size (swarm: the fragment size).
 
 Examples:
-  netaware bench swarm --platform emu/testdata/zero-latency-split.yaml --size 4MiB
-  netaware bench swarm --platform dichev-n1 --size 16MiB --rounds 1 --json`,
+  netaware bench swarm --platform bordeaux-2013 --size 4MiB --rounds 1
+  netaware bench swarm --platform bordeaux-2013 --size 1MiB --algorithms swarm:65536,binomial --json`,
 		Args: cobra.NoArgs,
 	}
 	wf := addWorldFlags(cmd)

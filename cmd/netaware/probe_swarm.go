@@ -46,8 +46,7 @@ iterations found the previous hierarchy with an NMI of at least
 kept); --resume continues an interrupted run. See docs/swarm.md.
 
 Examples:
-  netaware probe swarm --platform emu/testdata/zero-latency-split.yaml --size 1MiB --out swarm.json
-  netaware probe swarm --platform bordeaux-2013 --iterations 3 --out swarm.json
+  netaware probe swarm --platform bordeaux-2013 --size 2MiB --iterations 2 --out swarm.json
   netaware launch -n 8 -- netaware probe swarm --size 8MiB --out swarm.json`,
 		Args: cobra.NoArgs,
 	}

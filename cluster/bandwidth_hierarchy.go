@@ -25,15 +25,42 @@ const DefaultSplitRatio = 0.5
 // differ from their neighbours are dropped. The whole-set level is left
 // out (a caller adds "all"); a graph without structure gives no level.
 func BandwidthHierarchy(w *Matrix, seed uint64, ratio float64) ([]Labels, error) {
-	h, err := HierarchicalModularity(w, 1, seed)
+	if err := checkSimilarity(w); err != nil {
+		return nil, err
+	}
+	labels, _, err := Louvain(w, 1, seed)
 	if err != nil {
 		return nil, err
 	}
+	// A graph measured sparsely (each rank exchanged fragments with a
+	// few dozen peers) makes Louvain split one bandwidth cluster into
+	// loosely knit parts; parts as fast between them as within are one.
+	labels = mergeSimilar(w, labels, ratio)
 	var levels []Labels
-	for _, lv := range h {
-		if k := numClusters(lv.Labels); k > 1 && k < w.N {
-			levels = append(levels, lv.Labels)
+	if k := numClusters(labels); k > 1 && k < w.N {
+		levels = append(levels, labels)
+	}
+	for round := uint64(1); ; round++ {
+		if k := numClusters(labels); k <= 2 || k == w.N {
+			break
 		}
+		g, err := CollapseAveraged(w, labels)
+		if err != nil {
+			return nil, err
+		}
+		top, _, err := Louvain(g, 1, seed+round)
+		if err != nil {
+			return nil, err
+		}
+		if numClusters(top) == g.N {
+			break // no partition merges any more
+		}
+		next := make(Labels, w.N)
+		for i, v := range labels {
+			next[i] = top[v]
+		}
+		labels = Canonical(next)
+		levels = append(levels, labels)
 	}
 	all := make(Labels, w.N)
 	for i := len(levels) - 1; i >= 0; i-- {
@@ -55,6 +82,74 @@ func BandwidthHierarchy(w *Matrix, seed uint64, ratio float64) ([]Labels, error)
 		out = append(out, l)
 	}
 	return out, nil
+}
+
+// mergeSimilar merges, most similar first, two groups of l whose mean
+// weight between them exceeds ratio times the smaller of their mean
+// weights within (missing edges, weight 0, left out; a group of one point
+// has no weight within and is judged by the other's), until no two do.
+func mergeSimilar(w *Matrix, l Labels, ratio float64) Labels {
+	c := Canonical(l)
+	for {
+		k := numClusters(c)
+		if k < 2 {
+			return c
+		}
+		sum := make([]float64, k*k)
+		cnt := make([]int, k*k)
+		for i := 0; i < w.N; i++ {
+			for j := i + 1; j < w.N; j++ {
+				x := w.At(i, j)
+				if !(x > 0) {
+					continue
+				}
+				a, b := c[i], c[j]
+				sum[a*k+b] += x
+				cnt[a*k+b]++
+				if a != b {
+					sum[b*k+a] += x
+					cnt[b*k+a]++
+				}
+			}
+		}
+		mean := func(a, b int) float64 {
+			if cnt[a*k+b] == 0 {
+				return math.NaN()
+			}
+			return sum[a*k+b] / float64(cnt[a*k+b])
+		}
+		best, ba, bb := ratio, -1, -1
+		for a := 0; a < k; a++ {
+			for b := a + 1; b < k; b++ {
+				between := mean(a, b)
+				if math.IsNaN(between) {
+					continue
+				}
+				within := math.Min(mean(a, a), mean(b, b)) // NaN-free when one is
+				if math.IsNaN(within) {
+					within = mean(a, a)
+					if math.IsNaN(within) {
+						within = mean(b, b)
+					}
+				}
+				if math.IsNaN(within) || !(within > 0) {
+					continue
+				}
+				if r := between / within; r > best {
+					best, ba, bb = r, a, b
+				}
+			}
+		}
+		if ba < 0 {
+			return c
+		}
+		for i := range c {
+			if c[i] == bb {
+				c[i] = ba
+			}
+		}
+		c = Canonical(c)
+	}
 }
 
 // mergeWeakSplits merges, within every group of parent, the groups of l

@@ -110,3 +110,15 @@ func TestBandwidthTreeChain(t *testing.T) {
 		t.Errorf("tree %v, want 1-2 then 0-1", tree)
 	}
 }
+
+// Parts of one cluster that Louvain split (as fast between them as within)
+// are merged; a slower part stays apart.
+func TestMergeSimilarParts(t *testing.T) {
+	leaf := []int{0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2}
+	cluster := []int{0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1}
+	w := blockMatrix(cluster, cluster, 100, 100, 10, 0.1, 3)
+	got := mergeSimilar(w, Labels(leaf), DefaultSplitRatio)
+	if v, _ := HierarchyNMI([]Labels{got}, []Labels{Labels(cluster)}); v < 1-1e-12 {
+		t.Errorf("merged %v, want %v", got, cluster)
+	}
+}

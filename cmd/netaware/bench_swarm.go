@@ -125,7 +125,7 @@ Examples:
 		w := cmd.OutOrStdout()
 		fmt.Fprintf(w, "bench swarm: %s broadcasts on %s, %d rounds, median of the slowest rank's time\n", fmtBytes(m), out.World, reps)
 		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "algorithm\tmedian\tvs swarm\t")
+		fmt.Fprintf(tw, "algorithm\tmedian\tvs %s\t\n", out.Series[0].Algorithm)
 		base := out.Series[0].MedianS
 		for _, s := range out.Series {
 			fmt.Fprintf(tw, "%s\t%.4f s\t%.2fx\t\n", s.Algorithm, s.MedianS, s.MedianS/base)

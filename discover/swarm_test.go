@@ -65,3 +65,45 @@ func TestParseMethod(t *testing.T) {
 		t.Error("latency: no error")
 	}
 }
+
+// --method auto adds the swarm where the latency tree finds no level
+// between the hosts and the world (one switch here: the swarm finds none
+// either, and the levels stay host and all); rtt-tree never runs it.
+func TestAutoRunsSwarmWithoutMiddleLevel(t *testing.T) {
+	p, err := platform.Parse("flat.yaml", []byte(`version: 1
+name: flat
+switches: [s0]
+hosts:
+  - {names: "h[0-5]", switch: s0, link: {bandwidth: 1Gbps, latency: 10us}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, method := range []string{MethodAuto, MethodRTTTree} {
+		opt := DefaultOptions()
+		opt.Level, opt.Method = Fast, method
+		opt.Swarm = DiscoverSwarmParams()
+		opt.Swarm.Bytes, opt.Swarm.MaxIterations = 256<<10, 2
+		var out *Outcome
+		_, err = sim.Run(context.Background(), p, sim.Options{}, func(ctx context.Context, c comm.Comm) error {
+			o, err := Run(ctx, c, opt)
+			if c.Rank() == 0 {
+				out = o
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ran := out.Dataset.Swarm != nil
+		if ran != (method == MethodAuto) {
+			t.Errorf("%s: swarm ran %v", method, ran)
+		}
+		if ran && (len(out.Dataset.Swarm.Iterations) != 2 || out.Topology.Method.Name != "rtt-tree+agglomerative+swarm") {
+			t.Errorf("%s: %d iterations, method %s", method, len(out.Dataset.Swarm.Iterations), out.Topology.Method.Name)
+		}
+		if n := len(out.Topology.Levels); n != 2 {
+			t.Errorf("%s: %d levels, want host and all", method, n)
+		}
+	}
+}

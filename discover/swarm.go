@@ -101,7 +101,7 @@ func swarmLevels(n int, sec *probe.SwarmSection, reps []int, hosts [][]int) ([]t
 		return nil, nil, nil
 	}
 	k := len(reps)
-	h, err := sec.Hierarchy(k, 0)
+	h, err := probe.SwarmHierarchy(sec, k, 0)
 	if err != nil {
 		return nil, nil, err
 	}

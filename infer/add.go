@@ -80,6 +80,9 @@ type Adder struct {
 	Confirm int
 	// Remeasured counts those confirming measurements.
 	Remeasured int
+	// Refitted counts the times H's place contradicted its own
+	// measurements and was refitted.
+	Refitted int
 }
 
 // The defaults below were chosen on shirai-4clusters, dichev-n1 and
@@ -395,7 +398,21 @@ func (ad *Adder) Add(t *Tree, first int) error {
 			lo := (2*dab + ra.Min - upper(rb)) / 4
 			hi := (2*dab + upper(ra) - rb.Min) / 4
 			tol := tolerance(dab, ra, rb)
-			sw, at, first, last = snap(t, path, steps, pos, lo-tol, hi+tol)
+			sw, at, _, _ = snap(t, path, steps, pos, lo-tol, hi+tol)
+			if sw >= 0 {
+				// Pruning goes by a wider interval than the choice of
+				// X. The tree's own edges carry the errors of the
+				// far measurements that placed them: a host hung
+				// from a far host's branching point leaves a copy of
+				// its switch microseconds off, and an interval that
+				// misses that copy by less than its own width prunes
+				// the copy's branch — the rest of the tree beyond
+				// it — and H hangs in the wrong site. Widening costs
+				// a measurement at most; a wrong prune costs the
+				// placement.
+				w := (hi - lo) / 2
+				_, _, first, last = snap(t, path, steps, pos, lo-tol-w, hi+tol+w)
+			}
 			return
 		}
 		pos, sw, at, first, last := branch()
@@ -420,6 +437,7 @@ func (ad *Adder) Add(t *Tree, first int) error {
 			}
 			x = t.splitEdge(path[at], path[at+1], off)
 			t.attach(x, ad.H, ra.Min/2-pos)
+			ad.refit(t, relTol, abs)
 			return nil
 		}
 		x = sw
@@ -445,7 +463,55 @@ func (ad *Adder) Add(t *Tree, first int) error {
 		}
 	}
 	t.attach(x, ad.H, ra.Min/2-t.nodeDistance(t.byRank[a], x))
+	ad.refit(t, relTol, abs)
 	return nil
+}
+
+// refit checks H's place against every RTT H measured and, when one of
+// them is off by more than noise explains, hangs H where they fit best
+// (the placement Refine uses). Procedure add decides from two hosts at a
+// time and trusts the tree between them; when that tree is wrong by more
+// than the measurement's own error, the decision is too. On a 256-rank
+// blind cluster (two-level-256, noise seed 1) a host's uplink had been
+// hung from one socket's switch, 0.15 us off the point between its
+// sockets; the next host, measuring both sockets at the same distance,
+// branched at that point, inside the host, and hung 9.8 us out from it
+// although it had measured hosts of its leaf switch at 10.1 us, which the
+// tree then put 19.9 us away; every later host of that switch was placed
+// from the wrong tree. Refitting puts it at the leaf switch, where all its
+// measurements agree.
+func (ad *Adder) refit(t *Tree, relTol, abs float64) {
+	if len(ad.Known) < 3 {
+		return
+	}
+	off := false
+	for j, r := range ad.Known {
+		if r.Min <= 0 || !t.Has(j) {
+			continue
+		}
+		m := r.Min / 2
+		if math.Abs(t.Distance(ad.H, j)-m) > ad.Tol+math.Max(3*relTol*m, ad.NoiseFactor*abs/2) {
+			off = true
+			break
+		}
+	}
+	if !off {
+		return
+	}
+	peers := make(map[int]RTT, len(ad.Known))
+	for j, r := range ad.Known {
+		if r.Min > 0 && t.Has(j) {
+			peers[j] = r
+		}
+	}
+	if len(peers) < 3 {
+		return
+	}
+	g := newAdjTree(t)
+	if g.replace(ad.H, peers) {
+		*t = *g.tree(t.nodes[0].rank)
+		ad.Refitted++
+	}
 }
 
 // closestCandidate picks the candidate believed closest to H (Sect. 4):

@@ -281,8 +281,7 @@ func (c *Contention) Times(flows []Flow) ([]float64, int, error) {
 // sends, as coll's tree broadcast does); a transfer i -> j waits
 // latency(i, j), then moves its bytes at the rate Algorithm 1 gives it
 // among all transfers active at that moment, recomputed whenever one
-// starts or ends (Algorithm 2 extended with arrivals). latency may be nil
-// (no latency).
+// starts or ends (Schedule). latency may be nil (no latency).
 func PredictBcastContention(t Tree, m int, c *Contention, latency func(i, j int) float64) (Prediction, error) {
 	if err := t.Check(); err != nil {
 		return Prediction{}, err
@@ -297,67 +296,17 @@ func PredictBcastContention(t Tree, m int, c *Contention, latency func(i, j int)
 	if len(c.NodeOf) != n {
 		return Prediction{}, fmt.Errorf("predict bcast with contention: tree has %d ranks, bindings %d", n, len(c.NodeOf))
 	}
-	var flows []Flow
-	var start []float64 // when each flow begins to move bytes
-	left := []float64{}
-	spawn := func(r int, at float64) {
-		for _, ch := range t.Children[r] {
-			lat := 0.0
-			if latency != nil {
-				lat = latency(r, ch)
-			}
-			flows = append(flows, Flow{Src: r, Dst: ch, Bytes: float64(m)})
-			start = append(start, at+lat)
-			left = append(left, float64(m))
-		}
-	}
-	if err := c.check(nil); err != nil {
+	ts, err := DownTransfers(t, float64(m), nil)
+	if err != nil {
 		return Prediction{}, err
 	}
-	ready := make([]float64, n)
-	spawn(t.Root, 0)
-	finished := make([]bool, 0)
-	now := 0.0
-	for {
-		for len(finished) < len(flows) {
-			finished = append(finished, false)
-		}
-		var active []int
-		next := math.Inf(1)
-		for e := range flows {
-			if finished[e] {
-				continue
-			}
-			if start[e] <= now {
-				active = append(active, e)
-			} else {
-				next = math.Min(next, start[e])
-			}
-		}
-		if len(active) == 0 && math.IsInf(next, 1) {
-			break // every transfer has ended
-		}
-		var beta []float64
-		if len(active) > 0 {
-			beta = c.algorithm1(flows, active)
-			for _, e := range active {
-				next = math.Min(next, now+left[e]*beta[e])
-			}
-		}
-		dt := next - now
-		now = next
-		for _, e := range active {
-			left[e] -= dt / beta[e]
-			if left[e] <= 1e-9*float64(m) {
-				finished[e] = true
-				ready[flows[e].Dst] = now
-				spawn(flows[e].Dst, now)
-			}
-		}
+	tm, err := c.Schedule(ts, latency)
+	if err != nil {
+		return Prediction{}, err
 	}
-	p := Prediction{ReadyS: ready}
-	for _, r := range ready {
-		p.TimeS = math.Max(p.TimeS, r)
+	p := Prediction{ReadyS: make([]float64, n), TimeS: tm.TimeS}
+	for i, tr := range ts {
+		p.ReadyS[tr.Dst] = tm.EndS[i]
 	}
 	return p, nil
 }

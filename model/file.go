@@ -34,6 +34,8 @@ type File struct {
 	Groups  [][]int         `json:"groups,omitempty"`
 	Hockney *HockneySection `json:"hockney,omitempty"`
 	PLogP   *PLogPSection   `json:"plogp,omitempty"`
+	// Contention holds seed 001's model parameters, when measured.
+	Contention *ContentionSection `json:"contention,omitempty"`
 }
 
 // HockneySection holds Hockney parameters.
@@ -49,6 +51,9 @@ type HockneyEntry struct {
 	A int `json:"a"`
 	B int `json:"b"`
 	Hockney
+	// Standard errors of the fit, when it came from one (0: unknown).
+	AlphaSES float64 `json:"alpha_se_s,omitempty"`
+	BetaSES  float64 `json:"beta_se_s_per_byte,omitempty"`
 }
 
 // PLogPSection holds PLogP parameters.
@@ -113,6 +118,11 @@ func (f *File) Check() error {
 			if err := e.check(); err != nil {
 				return fmt.Errorf("model: hockney.group_pairs[%d]: %w", i, err)
 			}
+		}
+	}
+	if c := f.Contention; c != nil {
+		if err := c.check(f.Size); err != nil {
+			return err
 		}
 	}
 	if p := f.PLogP; p != nil {

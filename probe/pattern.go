@@ -10,53 +10,14 @@ import (
 	"netaware/comm"
 )
 
-// Link is one directed sender -> receiver communication of a pattern.
-type Link struct {
-	Src int `json:"src"`
-	Dst int `json:"dst"`
-}
-
-// PatternParams configure the concurrent-communication micro-benchmark of
-// seed 001 Sect. 3.1 (Fig. 2).
-type PatternParams struct {
-	// Bytes per message (seed 001 used >= 10 MB; default 4 MiB).
-	Bytes int `json:"bytes"`
-	// MaxIter bounds the repetitions (seed: 2000).
-	MaxIter int `json:"max_iter"`
-	// CIWidth: stop when, for every link, the width of the 95% confidence
-	// interval of the mean time is at most CIWidth times the mean (seed:
-	// 0.02).
-	CIWidth float64 `json:"ci_width"`
-	// MinIter is the least number of repetitions before the interval is
-	// trusted (default 5).
-	MinIter int `json:"min_iter"`
-}
-
-// WithDefaults fills zero fields.
-func (p PatternParams) WithDefaults() PatternParams {
-	if p.Bytes <= 0 {
-		p.Bytes = 4 << 20
+// linkSize is l's message size under p: its own when it has one (an
+// irregular pattern such as an alltoallv, seed 001 Sect. 7.3), else the
+// pattern's.
+func linkSize(l Link, p PatternParams) int {
+	if l.Bytes > 0 {
+		return l.Bytes
 	}
-	if p.MaxIter <= 0 {
-		p.MaxIter = 2000
-	}
-	if p.CIWidth <= 0 {
-		p.CIWidth = 0.02
-	}
-	if p.MinIter <= 1 {
-		p.MinIter = 5
-	}
-	return p
-}
-
-// PatternGenerator records how a random pattern was made (seed 001 Sect.
-// 7.1): for each of the Nodes in turn, D times, a different node is drawn
-// uniformly and the link node -> drawn is included with probability P.
-type PatternGenerator struct {
-	Nodes []int   `json:"nodes"`
-	D     int     `json:"d"`
-	P     float64 `json:"p"`
-	Seed  uint64  `json:"seed"`
+	return p.Bytes
 }
 
 // RandomPattern draws a pattern as seed 001 Sect. 7.1 does (|N| = the
@@ -86,29 +47,15 @@ func RandomPattern(g PatternGenerator) ([]Link, error) {
 	return links, nil
 }
 
-// PatternResult is one pattern's measurement: per link (same order as
-// Links) the summary of its message times and the 95% CI half width.
-type PatternResult struct {
-	Links      []Link            `json:"links"`
-	Generator  *PatternGenerator `json:"generator,omitempty"`
-	Times      []Summary         `json:"times_s"`
-	CI95HalfS  []float64         `json:"ci95_half_s"`
-	Iterations int               `json:"iterations"`
-	Converged  bool              `json:"converged"`
-}
-
-// PatternSection is the dataset's pattern measurements.
-type PatternSection struct {
-	Params   PatternParams   `json:"params"`
-	Patterns []PatternResult `json:"patterns"`
-}
-
 // RunPattern measures a concurrent pattern; every rank of c calls it with
 // the same links. In each iteration every receiver pre-posts its receives,
 // the participants synchronize (subset barrier), every sender starts all its
 // sends at once, and each receiver records, per incoming link, the time from
-// the barrier to the completion of that receive (seed 001 Fig. 2). It stops
-// when every link's 95% CI is narrow enough or after MaxIter iterations.
+// the barrier to the completion of that receive (seed 001 Fig. 2). A
+// receiver with several incoming links times one of them per iteration, in
+// turn (waiting for one receive also waits for those waited before it). It
+// stops when every link has MinIter times and a 95% CI narrow enough, or
+// after MaxIter iterations (at least twice the largest in-degree).
 // Rank 0 returns the result; other ranks return nil.
 func RunPattern(ctx context.Context, c comm.Comm, links []Link, p PatternParams) (*PatternResult, error) {
 	p = p.WithDefaults()
@@ -119,6 +66,9 @@ func RunPattern(ctx context.Context, c comm.Comm, links []Link, p PatternParams)
 	for i, l := range links {
 		if l.Src < 0 || l.Dst < 0 || l.Src >= c.Size() || l.Dst >= c.Size() || l.Src == l.Dst {
 			return nil, fmt.Errorf("pattern link %d: %d->%d invalid on %d ranks", i, l.Src, l.Dst, c.Size())
+		}
+		if l.Bytes < 0 || l.Bytes > 1<<30 {
+			return nil, fmt.Errorf("pattern link %d: %d->%d: %d bytes outside [0, 1 GiB]", i, l.Src, l.Dst, l.Bytes)
 		}
 		memberSet[l.Src], memberSet[l.Dst] = true, true
 	}
@@ -143,11 +93,26 @@ func RunPattern(ctx context.Context, c comm.Comm, links []Link, p PatternParams)
 	if memberSet[me] {
 		leader := members[0]
 		sbuf := make([]byte, p.Bytes)
-		rbufs := make([][]byte, len(in))
-		for k := range rbufs {
-			rbufs[k] = make([]byte, p.Bytes)
+		for _, li := range out {
+			if n := linkSize(links[li], p); n > len(sbuf) {
+				sbuf = make([]byte, n)
+			}
 		}
-		for it := 0; it < p.MaxIter; it++ {
+		rbufs := make([][]byte, len(in))
+		for k, li := range in {
+			rbufs[k] = make([]byte, linkSize(links[li], p))
+		}
+		// Every link needs iterations in which its receive is waited
+		// first (below): at least two each at the busiest receiver.
+		maxIn := map[int]int{}
+		for _, l := range links {
+			maxIn[l.Dst]++
+		}
+		iterCap := p.MaxIter
+		for _, k := range maxIn {
+			iterCap = max(iterCap, 2*k)
+		}
+		for it := 0; it < iterCap; it++ {
 			sbuf[0] = byte(it) // a fresh message each iteration, as the seed does
 			recvs := make([]comm.Request, len(in))
 			for k, li := range in {
@@ -159,20 +124,32 @@ func RunPattern(ctx context.Context, c comm.Comm, links []Link, p PatternParams)
 			t0 := c.Now()
 			sends := make([]comm.Request, len(out))
 			for k, li := range out {
-				sends[k] = c.Isend(links[li].Dst, tagPatData, sbuf)
+				sends[k] = c.Isend(links[li].Dst, tagPatData, sbuf[:linkSize(links[li], p)])
 			}
-			for k, li := range in {
+			// A wait returns when its receive and every receive waited
+			// before it have completed, so only the first wait of an
+			// iteration times its link alone; which link that is
+			// rotates over the iterations.
+			for j := range in {
+				k := (it + j) % len(in)
+				li := in[k]
 				if _, err := recvs[k].Wait(ctx); err != nil {
 					return nil, fmt.Errorf("pattern link %d->%d: %w", links[li].Src, me, err)
 				}
-				times[li] = append(times[li], (c.Now() - t0).Seconds())
+				if j == 0 {
+					times[li] = append(times[li], (c.Now() - t0).Seconds())
+				}
 			}
 			if err := comm.Wait(ctx, sends...); err != nil {
 				return nil, fmt.Errorf("pattern: sending from %d: %w", me, err)
 			}
 			iters = it + 1
-			mine := iters >= p.MinIter
+			mine := true
 			for _, li := range in {
+				if len(times[li]) < p.MinIter {
+					mine = false
+					continue
+				}
 				s := Summarize(times[li])
 				if CI95HalfWidth(times[li])*2 > p.CIWidth*s.Mean {
 					mine = false

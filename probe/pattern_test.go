@@ -85,14 +85,15 @@ func TestZhuPatternStopsAtNarrowCI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	links := []Link{{0, 1}, {2, 1}, {3, 20}}
+	links := []Link{{Src: 0, Dst: 1}, {Src: 2, Dst: 1}, {Src: 3, Dst: 20}}
 	params := PatternParams{Bytes: 1 << 20, MinIter: 5}
 	quiet := runPatternSim(t, p, sim.Options{NoNoise: true}, links, params)
-	if quiet.Iterations != 5 || !quiet.Converged {
-		t.Errorf("noise-free: %d iterations, converged %v; want 5, true", quiet.Iterations, quiet.Converged)
+	// Rank 1 times its two links in turn: 5 times each.
+	if quiet.Iterations != 10 || !quiet.Converged {
+		t.Errorf("noise-free: %d iterations, converged %v; want 10, true", quiet.Iterations, quiet.Converged)
 	}
 	noisy := runPatternSim(t, p, sim.Options{}, links, params)
-	if noisy.Iterations <= 5 || noisy.Iterations > 2000 {
+	if noisy.Iterations <= 10 || noisy.Iterations > 2000 {
 		t.Errorf("noisy: %d iterations", noisy.Iterations)
 	}
 	if noisy.Converged {
@@ -106,7 +107,7 @@ func TestZhuPatternStopsAtNarrowCI(t *testing.T) {
 	}
 	// fairness (seed 001 Sect. 5): two flows into one 1 Gbps NIC take about
 	// twice as long as the flow alone
-	alone := runPatternSim(t, p, sim.Options{NoNoise: true}, []Link{{3, 20}}, params)
+	alone := runPatternSim(t, p, sim.Options{NoNoise: true}, []Link{{Src: 3, Dst: 20}}, params)
 	for i := 0; i < 2; i++ {
 		if r := quiet.Times[i].Mean / alone.Times[0].Mean; r < 1.8 || r > 2.2 {
 			t.Errorf("link %v: %.3gx the time of a lone flow, want about 2", links[i], r)
@@ -114,5 +115,27 @@ func TestZhuPatternStopsAtNarrowCI(t *testing.T) {
 	}
 	if r := quiet.Times[2].Mean / alone.Times[0].Mean; r < 0.95 || r > 1.1 {
 		t.Errorf("independent link: %.3gx the lone time", r)
+	}
+}
+
+// A receive waited for after another completes no earlier than that one:
+// the small message posted second must still be timed as small (8 times
+// faster than the large one posted first, the pair sharing rank 1's NIC
+// until the small one ends).
+func TestPatternTimesEachLinkAlone(t *testing.T) {
+	p, err := platform.Load("zhu-2racks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := []Link{{Src: 0, Dst: 1, Bytes: 8 << 20}, {Src: 2, Dst: 1, Bytes: 1 << 20}}
+	r := runPatternSim(t, p, sim.Options{NoNoise: true}, links, PatternParams{Bytes: 1, MinIter: 3})
+	big, small := r.Times[0].Mean, r.Times[1].Mean
+	// Shared fairly while both run: the small one ends after 2 MiB of
+	// NIC time, the large one after 9 MiB.
+	if ratio := big / small; ratio < 4 || ratio > 5 {
+		t.Errorf("large %g s, small %g s: ratio %.2f, want about 4.5", big, small, ratio)
+	}
+	if r.Times[0].N < 3 || r.Times[1].N < 3 {
+		t.Errorf("times per link %d, %d: want >= 3 each", r.Times[0].N, r.Times[1].N)
 	}
 }

@@ -35,7 +35,7 @@ func swarmLevels(t *testing.T, p *platform.Platform, prm SwarmParams) []topo.Lev
 	if err := runSwarmSim(t, p, ds, prm, RunHooks{}); err != nil {
 		t.Fatal(err)
 	}
-	h, err := ds.Swarm.Hierarchy(p.NumRanks(), 0)
+	h, err := SwarmHierarchy(ds.Swarm, p.NumRanks(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

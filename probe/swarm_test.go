@@ -60,7 +60,7 @@ func TestSwarmConvergesOverIterations(t *testing.T) {
 	if s.Iterations[0].Root == s.Iterations[1].Root {
 		t.Errorf("the root did not rotate: %d twice", s.Iterations[0].Root)
 	}
-	h, err := s.Hierarchy(p.NumRanks(), 0)
+	h, err := SwarmHierarchy(s, p.NumRanks(), 0)
 	if err != nil || len(h) != 1 {
 		t.Fatalf("hierarchy %v, %v: want one level", h, err)
 	}
@@ -130,7 +130,7 @@ func TestSwarmResume(t *testing.T) {
 
 func TestSwarmBadInput(t *testing.T) {
 	for _, prm := range []SwarmParams{{Bytes: 0, MaxIterations: 1, StableIterations: 1}, {Bytes: 1, MaxIterations: 0, StableIterations: 1}, {Bytes: 1, MaxIterations: 1, StableIterations: 1, StableNMI: 2}, {Bytes: 1, MaxIterations: 1, StableIterations: 1, Weight: "x"}} {
-		if err := prm.check(); err == nil {
+		if err := checkSwarm(prm); err == nil {
 			t.Errorf("%+v: no error", prm)
 		}
 	}

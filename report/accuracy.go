@@ -3,11 +3,11 @@ package report
 import (
 	"fmt"
 	"math"
-	"slices"
 
+	"netaware/dataset"
 	"netaware/metrics"
 	"netaware/platform"
-	"netaware/probe"
+	"netaware/score"
 	"netaware/topo"
 )
 
@@ -25,6 +25,15 @@ type Accuracy struct {
 	// LatencySampled is the number of measured pairs when Latency covers
 	// an evenly spaced subset of them (0 when it covers all).
 	LatencySampled int
+	// TruthLatency compares the tree's path latency with the platform's
+	// route latency for every host pair, measured or not: the measured
+	// pairs alone hide a misplaced site, since the inference measured the
+	// misplaced hosts against the ones they were placed by. Nil without a
+	// platform.
+	TruthLatency *metrics.LatencySummary
+	// TruthLatencySampled is the number of host pairs when TruthLatency
+	// covers an evenly spaced subset of them (0 when it covers all).
+	TruthLatencySampled int
 }
 
 // maxRatioPairs bounds the pairs of the latency-ratio summary.
@@ -36,7 +45,7 @@ const linkQueries = 2000
 
 // accuracy scores found against the truth (levels always; link queries and
 // latency ratios when the pieces they need are there).
-func accuracy(t *topo.Topology, truth []topo.Level, plat *platform.Platform, ds *probe.Dataset, seed uint64) (*Accuracy, error) {
+func accuracy(t *topo.Topology, truth []topo.Level, plat *platform.Platform, ds *dataset.Dataset, seed uint64) (*Accuracy, error) {
 	a := &Accuracy{}
 	var err error
 	if len(truth) > 0 {
@@ -52,27 +61,32 @@ func accuracy(t *topo.Topology, truth []topo.Level, plat *platform.Platform, ds 
 		return nil, fmt.Errorf("accuracy: tree paths: %w", err)
 	}
 	if plat != nil && plat.NumRanks() == t.Size {
-		var ends []int
-		for h := range plat.Hosts() {
-			if rs := plat.HostRanks(h); len(rs) > 0 {
-				ends = append(ends, rs[0])
-			}
-		}
-		if len(ends) >= 4 {
-			truthOracle := func(a, b, c, d int) (bool, error) {
-				r1, r2 := plat.Route(a, b), plat.Route(c, d)
-				for _, x := range r1.Forward {
-					if slices.Contains(r2.Forward, x) {
-						return true, nil
-					}
-				}
-				return false, nil
-			}
-			res, err := metrics.SharedLinkQueries(ends, linkQueries, seed, paths.SharesLinkDirected, truthOracle)
+		// The same queries as topo compare's same-direction row (package
+		// score), with fewer of them.
+		truth := score.FromPlatform(plat.Name, plat)
+		if len(truth.Endpoints) >= 4 {
+			res, err := metrics.SharedLinkQueries(truth.Endpoints, linkQueries, seed, paths.SharesLinkDirected, truth.SharesDir)
 			if err != nil {
 				return nil, fmt.Errorf("accuracy: shared-link queries: %w", err)
 			}
-			a.Links, a.LinkEndpoints = &res, len(ends)
+			a.Links, a.LinkEndpoints = &res, len(truth.Endpoints)
+		}
+		pairs := metrics.AllPairs(truth.Endpoints)
+		if len(pairs) > maxRatioPairs {
+			a.TruthLatencySampled = len(pairs)
+			step := (len(pairs) + maxRatioPairs - 1) / maxRatioPairs
+			var kept [][2]int
+			for i := 0; i < len(pairs); i += step {
+				kept = append(kept, pairs[i])
+			}
+			pairs = kept
+		}
+		if len(pairs) > 0 {
+			_, sum, err := metrics.LatencyRatios(pairs, paths.PathLatency, truth.Latency)
+			if err != nil {
+				return nil, fmt.Errorf("accuracy: latency against the platform: %w", err)
+			}
+			a.TruthLatency = &sum
 		}
 	}
 	if ds != nil && ds.RTT != nil && len(ds.RTT.Pairs) > 0 && t.Size <= MaxMatrixRanks && ds.World.Size <= MaxMatrixRanks {

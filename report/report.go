@@ -17,10 +17,10 @@ import (
 	"sort"
 	"strings"
 
+	"netaware/dataset"
 	"netaware/internal/atomicfile"
 	"netaware/model"
 	"netaware/platform"
-	"netaware/probe"
 	"netaware/topo"
 )
 
@@ -31,7 +31,7 @@ type Input struct {
 	// given (the report never reads the clock).
 	Title, Date string
 	Topology    *topo.Topology
-	Dataset     *probe.Dataset
+	Dataset     *dataset.Dataset
 	// Distance is the matrix discovery clustered. When nil it is rebuilt
 	// from Dataset with DistanceFromDataset.
 	Distance *Distance
@@ -44,12 +44,17 @@ type Input struct {
 	TruthName string
 	Platform  *platform.Platform
 	Model     *model.File
-	// Seed draws the random shared-link queries.
+	// Seed draws the random shared-link queries (DefaultSeed unless a
+	// user asks for another draw).
 	Seed uint64
 	// SVGOnly skips the PNG copies of the plots (the page embeds the SVG
 	// ones): rasterising is most of a report's cost.
 	SVGOnly bool
 }
+
+// DefaultSeed is the seed of the shared-link queries of discover's report
+// and of 'netaware report' by default, so that both draw the same queries.
+const DefaultSeed = 1
 
 // Output is a built report: the HTML page and the standalone plot files
 // (by file name).
@@ -121,7 +126,7 @@ func Build(in Input) (*Output, error) {
 	out.Files["tree.svg"] = treeSVGBytes
 	v.TreeSVG = template.HTML(treeSVGBytes)
 	v.TreeBoxes = bytes.Contains(treeSVGBytes, []byte(`class="bx"`))
-	v.TreeBW = bytes.Contains(treeSVGBytes, []byte("B/s"))
+	v.TreeBW = bytes.Contains(treeSVGBytes, []byte("bps"))
 
 	// Heat map.
 	if in.Distance != nil {
@@ -148,11 +153,15 @@ func Build(in Input) (*Output, error) {
 		if err != nil {
 			return nil, fmt.Errorf("report: dendrogram cuts: %w", err)
 		}
-		unit, yl := formatSeconds, "merge height"
+		// The axis says only "merge height": the section's text names
+		// the distance, and a browser's stand-in font drew the long label
+		// ("merge height (one-way latency on the inferred tree)") past
+		// both ends of the axis.
+		unit := formatSeconds
 		if in.Distance != nil {
-			unit, yl = in.Distance.Unit, "merge height ("+in.Distance.Name+")"
+			unit = in.Distance.Unit
 		}
-		p, err := dendrogramPlot(h.Dendrogram, cuts, yl, unit)
+		p, err := dendrogramPlot(h.Dendrogram, cuts, "merge height", unit)
 		if err != nil {
 			return nil, fmt.Errorf("report: dendrogram: %w", err)
 		}
@@ -241,6 +250,13 @@ func WriteDir(dir string, in Input) ([]string, *Output, error) {
 	if err := atomicfile.WriteFile(paths[0], out.HTML); err != nil {
 		return nil, nil, fmt.Errorf("report: %w", err)
 	}
+	if in.Hierarchy != nil && in.Distance != nil && in.Distance.Name == TreeDistanceName {
+		p := filepath.Join(dir, HierarchyFileName)
+		if err := writeHierarchy(p, in.Hierarchy, in.Distance.Name); err != nil {
+			return nil, nil, fmt.Errorf("report: %w", err)
+		}
+		paths = append(paths, p)
+	}
 	names := make([]string, 0, len(out.Files))
 	for n := range out.Files {
 		names = append(names, n)
@@ -282,7 +298,7 @@ type costRow struct {
 	Clock, Wall, Complete string
 }
 
-func costRows(t *topo.Topology, ds *probe.Dataset) []costRow {
+func costRows(t *topo.Topology, ds *dataset.Dataset) []costRow {
 	var rows []costRow
 	pct := func(a, b int) string {
 		if b <= 0 {

@@ -5,9 +5,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -17,6 +17,7 @@ import (
 	"netaware/cluster"
 	"netaware/comm"
 	"netaware/comm/tcp"
+	"netaware/dataset"
 	"netaware/discover"
 	"netaware/internal/atomicfile"
 	"netaware/model"
@@ -57,7 +58,9 @@ infer the topology together, and rank 0 writes into --out:
   topology.conf  a Slurm topology.conf (when ranks reported host names)
   order.hostfile the ranks' hosts in depth-first order of the tree, one a
                  rank, for srun, mpirun --hostfile, mpiexec -f ('netaware order')
-  model.json     Hockney/PLogP parameters per group pair (standard, thorough)
+  model.json     PLogP per group pair, Hockney fitted to it (alpha, beta and
+                 their standard errors), the NIC bandwidth and rank bindings
+                 of the contention model (standard, thorough)
   report.html    a self-contained report, plus its plots as PNG/SVG
 
 The steps: identity exchange; RTT tree inference (seed 002: O(N d) pair
@@ -137,7 +140,7 @@ built-in simulated platform ` + defaultPlatform + ` and says so.`,
 		// that an interrupted discovery leaves them in OUT/dataset.json.
 		ck := &checkpointer{path: filepath.Join(out, "dataset.json"), interval: 5 * time.Second, last: start}
 		kept := false
-		opt.Checkpoint = func(ds *probe.Dataset, final bool) error {
+		opt.Checkpoint = func(ds *dataset.Dataset, final bool) error {
 			w := (&campaignFlags{wf: wf}).worldDesc(ds.World.Size)
 			ds.World.Kind, ds.World.Platform, ds.World.Noise, ds.World.NoiseSeed = w.Kind, w.Platform, w.Noise, w.NoiseSeed
 			saved := ck.last
@@ -260,19 +263,25 @@ func writeDiscovery(dir string, o *discover.Outcome, wf *worldFlags, info worldI
 	var m *model.File
 	if o.Dataset.PLogP != nil {
 		var err error
-		if m, err = model.FromDataset(o.Dataset, o.Dataset.PLogP.Schedule.Groups); err != nil {
+		if m, err = model.FromDiscovery(o.Dataset, o.Topology); err != nil {
 			return nil, fmt.Errorf("model: %w", err)
 		}
 		if err := m.WriteFile(path("model.json")); err != nil {
 			return nil, err
 		}
 	}
-	in := report.Input{Title: describeWorld(info), Date: start.UTC().Format("2006-01-02 15:04 UTC"), Topology: o.Topology, Dataset: o.Dataset, Model: m}
+	in := report.Input{Title: describeWorld(info), Date: start.UTC().Format("2006-01-02 15:04 UTC"), Topology: o.Topology, Dataset: o.Dataset, Model: m, Seed: report.DefaultSeed}
 	if len(o.Clustered) == o.Topology.Size && o.Dendrogram != nil {
 		// Every rank was clustered (blind, or one rank per host): show the
-		// very matrix and cuts the levels came from. Otherwise the report
-		// builds its rank-by-rank matrix from the dataset and the tree.
-		in.Distance = &report.Distance{M: o.Distance, Name: "one-way latency on the inferred tree", Unit: topo.FormatSeconds}
+		// dendrogram and cuts the levels came from, over the matrix they
+		// clustered, rebuilt from the files as 'netaware report DIR'
+		// rebuilds it (hierarchy.json keeps the dendrogram). Otherwise the
+		// report builds its rank-by-rank matrix from the dataset and the
+		// tree.
+		var err error
+		if in.Distance, err = report.TreeDistance(o.Dataset, o.Topology); err != nil {
+			return nil, err
+		}
 		in.Hierarchy = &report.Hierarchy{Dendrogram: o.Dendrogram, Cuts: o.Cuts, Linkage: cluster.AverageLinkage}
 	}
 	if info.Kind == "sim" {
@@ -292,13 +301,10 @@ func writeDiscovery(dir string, o *discover.Outcome, wf *worldFlags, info worldI
 }
 
 func describeWorld(info worldInfo) string {
-	switch info.Kind {
-	case "sim":
-		return fmt.Sprintf("%s (simulated, %d ranks)", info.Platform, info.Size)
-	case "tcp":
-		return fmt.Sprintf("%d ranks over TCP", info.Size)
+	if info.Kind == "mpi" && info.Library != "" {
+		return fmt.Sprintf("%d ranks over MPI (%s)", info.Size, info.Library)
 	}
-	return fmt.Sprintf("%d local ranks", info.Size)
+	return report.WorldTitle(dataset.World{Kind: info.Kind, Platform: info.Platform, Size: info.Size})
 }
 
 // printSummary prints the levels with group counts and sizes, typical
@@ -308,14 +314,14 @@ func printSummary(w io.Writer, o *discover.Outcome, info worldInfo, wall time.Du
 	fmt.Fprintf(w, "\n%s: %d levels\n", describeWorld(info), len(t.Levels))
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "LEVEL\tGROUPS\tSIZES (min/median/max)\tLATENCY WITHIN\tLATENCY BETWEEN")
-	for _, l := range t.Levels {
-		sizes := make([]int, len(l.Groups))
-		for i, g := range l.Groups {
-			sizes[i] = len(g)
+	lat := o.LevelLatencies(maxSummaryPairs)
+	for i, l := range t.Levels {
+		ls := summarizeLevel(l)
+		within, between := "-", "-"
+		if lat != nil {
+			within, between = secondsOrDash(lat[i].Within), secondsOrDash(lat[i].Between)
 		}
-		sort.Ints(sizes)
-		within, between := levelLatencies(o, l)
-		fmt.Fprintf(tw, "%s\t%d\t%d/%d/%d\t%s\t%s\n", l.Name, len(l.Groups), sizes[0], sizes[len(sizes)/2], sizes[len(sizes)-1], within, between)
+		fmt.Fprintf(tw, "%s\t%d\t%d/%d/%d\t%s\t%s\n", l.Name, ls.Groups, ls.MinSize, ls.MedianSize, ls.MaxSize, within, between)
 	}
 	tw.Flush()
 	m := t.Measurements
@@ -366,16 +372,14 @@ func summarizeDiscovery(o *discover.Outcome, info worldInfo, wall time.Duration,
 	if info.Kind == "sim" {
 		s.VirtualTimeS = info.VirtualTime.Seconds()
 	}
-	for _, l := range t.Levels {
+	lat := o.LevelLatencies(maxSummaryPairs)
+	for i, l := range t.Levels {
 		ls := discoverLevelSummary{levelSummary: summarizeLevel(l)}
-		in, out := levelLatencySamples(o, l)
-		if len(in) > 0 {
-			v := median(in)
-			ls.WithinS = &v
+		if lat != nil && lat[i].PairsWithin > 0 {
+			ls.WithinS = &lat[i].Within
 		}
-		if len(out) > 0 {
-			v := median(out)
-			ls.BetweenS = &v
+		if lat != nil && lat[i].PairsBetween > 0 {
+			ls.BetweenS = &lat[i].Between
 		}
 		s.Levels = append(s.Levels, ls)
 	}
@@ -388,75 +392,15 @@ func summarizeDiscovery(o *discover.Outcome, info worldInfo, wall time.Duration,
 	return s
 }
 
-// levelLatencies gives the median one-way tree latency between ranks of
-// one group and between ranks of different groups at level l.
-func levelLatencies(o *discover.Outcome, l topo.Level) (within, between string) {
-	in, out := levelLatencySamples(o, l)
-	return medianSeconds(in), medianSeconds(out)
-}
-
-// levelLatencySamples gives the one-way tree latencies between clustered
-// ranks of one group and of different groups at level l.
-func levelLatencySamples(o *discover.Outcome, l topo.Level) (in, out []float64) {
-	d, reps := o.Distance, o.Clustered
-	if d == nil || len(reps) < 2 {
-		return nil, nil
-	}
-	// Slices, not a map, and at most about maxSummaryPairs evenly spaced
-	// pairs: the table's medians do not need the 8 million pairs of
-	// 4,096 ranks per level (seconds and 64 MB each).
-	size := 0
-	for _, g := range l.Groups {
-		for _, r := range g {
-			size = max(size, r+1)
-		}
-	}
-	group := make([]int, size)
-	for gi, g := range l.Groups {
-		for _, r := range g {
-			if r >= 0 {
-				group[r] = gi
-			}
-		}
-	}
-	groupOf := func(r int) int {
-		if r >= 0 && r < size {
-			return group[r]
-		}
-		return 0
-	}
-	n := len(reps)
-	step := max(1, (n*(n-1)/2+maxSummaryPairs-1)/maxSummaryPairs)
-	k := 0
-	for i := range reps {
-		for j := i + 1; j < n; j++ {
-			if k++; (k-1)%step != 0 {
-				continue
-			}
-			if groupOf(reps[i]) == groupOf(reps[j]) {
-				in = append(in, d.At(i, j))
-			} else {
-				out = append(out, d.At(i, j))
-			}
-		}
-	}
-	return in, out
-}
-
-// median is the upper median of v (sorted in place).
-func median(v []float64) float64 {
-	sort.Float64s(v)
-	return v[len(v)/2]
-}
-
 // maxSummaryPairs bounds the pairs behind the summary table's medians.
 const maxSummaryPairs = 1 << 20
 
-func medianSeconds(v []float64) string {
-	if len(v) == 0 {
+// secondsOrDash prints a median, "-" when there were no pairs.
+func secondsOrDash(v float64) string {
+	if math.IsNaN(v) {
 		return "-"
 	}
-	return topo.FormatSeconds(median(v))
+	return topo.FormatSeconds(v)
 }
 
 func fmtDuration(d time.Duration) string {

@@ -142,7 +142,7 @@ func printSwarm(cmd *cobra.Command, ds *probe.Dataset, info worldInfo, out strin
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	h, err := s.Hierarchy(ds.World.Size, 0)
+	h, err := probe.SwarmHierarchy(s, ds.World.Size, 0)
 	if err != nil {
 		return err
 	}

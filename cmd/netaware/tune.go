@@ -178,14 +178,9 @@ func (f *bcastFlags) setup(w io.Writer) (*bcastSetup, error) {
 		if err != nil {
 			return nil, usagef("--model: %v", err)
 		}
-		if mf.Size != p.NumRanks() {
-			return nil, usagef("--model %s has %d ranks, the platform %d", f.model, mf.Size, p.NumRanks())
+		if s.cost, _, err = tune.ModelCost(mf, p.NumRanks()); err != nil {
+			return nil, usagef("--model %s: %v", f.model, err)
 		}
-		h, err := mf.HeteroHockney()
-		if err != nil {
-			return nil, usagef("--model: %v", err)
-		}
-		s.cost = h.Time
 	}
 	var bases []string
 	for _, b := range strings.Split(f.bases, ",") {

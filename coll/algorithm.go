@@ -442,12 +442,16 @@ func WithCost(c CostFunc) Option { return func(o *options) { o.cost = c } }
 func WithDecision(d *Decision) Option { return func(o *options) { o.decision = d } }
 
 // Bcast broadcasts buf from root to every rank of c with algorithm alg
-// (Auto: the decision table, else Open MPI's fixed decision). Every rank
+// (Auto: the decision table, else Open MPI's fixed decision; Swarm: the
+// swarm broadcast, which has no schedule). Every rank
 // passes the same algorithm, options and buffer length.
 func Bcast(ctx context.Context, c comm.Comm, root int, buf []byte, alg Algorithm, opts ...Option) error {
 	var o options
 	for _, f := range opts {
 		f(&o)
+	}
+	if alg.Name == Swarm.Name {
+		return SwarmBcast(ctx, c, root, buf, swarmParams(alg))
 	}
 	a := Resolve(alg, c.Size(), len(buf), o.decision)
 	s, err := a.BuildEnv(c.Size(), root, Env{Topo: o.topo, Cost: o.cost, Bytes: len(buf)})

@@ -39,6 +39,7 @@ type Dataset struct {
 	Hockney   *HockneySection   `json:"hockney,omitempty"`
 	Bandwidth *BandwidthSection `json:"bandwidth,omitempty"`
 	Patterns  *PatternSection   `json:"patterns,omitempty"`
+	Swarm     *SwarmSection     `json:"swarm,omitempty"`
 }
 
 // World describes where the measurements were taken.
@@ -261,6 +262,11 @@ func (d *Dataset) check() error {
 	}
 	if err := checkPairs("bandwidth", d.Bandwidth, n); err != nil {
 		return err
+	}
+	if d.Swarm != nil {
+		if err := d.Swarm.check(n); err != nil {
+			return err
+		}
 	}
 	if d.Patterns != nil {
 		for i, p := range d.Patterns.Patterns {

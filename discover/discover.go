@@ -89,6 +89,10 @@ type Options struct {
 	// minutes to days); the PLogP schedule they give must be the one the
 	// dataset was measured with, or Run fails saying so.
 	Resume *dataset.Dataset
+	// Method is MethodAuto (""), MethodRTTTree or MethodSwarm.
+	Method string
+	// Swarm parameterizes the swarm probe (zero: DiscoverSwarmParams).
+	Swarm probe.SwarmParams
 }
 
 // DefaultOptions are the standard discovery.
@@ -157,6 +161,13 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 	if opt.Gap == (cluster.GapOptions{}) {
 		opt.Gap = TreeGap()
 	}
+	method, err := ParseMethod(opt.Method)
+	if err != nil {
+		return nil, fmt.Errorf("discover: %w", err)
+	}
+	if method == MethodSwarm {
+		return runSwarmMethod(ctx, c, opt)
+	}
 	me := c.Rank()
 	progress := func(s string) {
 		if me == 0 && opt.Progress != nil {
@@ -203,6 +214,7 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 			return nil, fmt.Errorf("discover: host representatives: %w", err)
 		}
 	}
+	swarmReps := reps // as every rank has them (nil when blind)
 	inferred := c.Size()
 	if reps != nil {
 		inferred = len(reps)
@@ -266,6 +278,7 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 	var levels []topo.Level
 	var spec *dataset.ScheduleSpec
 	plogp := opt.Level != Fast && c.Size() > 1
+	useSwarm := 0
 	if me == 0 {
 		if reps == nil {
 			reps = make([]int, c.Size())
@@ -278,6 +291,9 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 		levels, err = out.levelsFromTree(c.Size(), ids, hosts, reps, tree, bmap, opt)
 		if err != nil {
 			return nil, err
+		}
+		if method == MethodAuto && len(hosts) >= minSwarmHosts && (opt.Level == Thorough || !hasMiddleLevel(levels, len(hosts))) {
+			useSwarm = 1
 		}
 		if plogp {
 			s := plogpSchedule(c.Size(), levels, opt.Level)
@@ -327,8 +343,36 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 		}
 		phase("plogp", pairs)
 	}
+	flag, err := shareInts(ctx, c, []int{useSwarm})
+	if err != nil {
+		return nil, fmt.Errorf("discover: swarm decision: %w", err)
+	}
+	var sec *probe.SwarmSection
+	if len(flag) == 1 && flag[0] == 1 {
+		progress("swarm broadcasts: no latency level between hosts and all, or thorough")
+		if sec, err = swarmPhase(ctx, c, swarmReps, opt); err != nil {
+			return nil, err
+		}
+		phase("swarm", 0)
+	}
 	if me != 0 {
 		return nil, nil
+	}
+	var btree *topo.BandwidthTree
+	if sec != nil {
+		var blevels []topo.Level
+		if blevels, btree, err = swarmLevels(c.Size(), sec, reps, hosts); err != nil {
+			return nil, err
+		}
+		// Bandwidth levels take precedence over latency levels that
+		// cross them, as the bandwidth map's do.
+		for _, l := range blevels {
+			levels = imposeLevel(levels, l)
+		}
+		ds.Swarm = sec
+		if len(reps) != c.Size() {
+			ds.Swarm = remapSwarm(sec, reps)
+		}
 	}
 	out.Dataset = ds
 	total := c.Size() * (c.Size() - 1) / 2
@@ -346,12 +390,13 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 		clk += p.Clock
 	}
 	out.Topology = &topo.Topology{
-		Version: topo.Version,
-		Size:    c.Size(),
-		Ranks:   topoRanks(ids, opt.Blind),
-		Levels:  levels,
-		Tree:    worldTree(treeWithBandwidth(tree.Tree, bmap), reps, hosts),
-		Method: &topo.Method{Name: "rtt-tree+agglomerative", Params: map[string]any{
+		Version:       topo.Version,
+		Size:          c.Size(),
+		Ranks:         topoRanks(ids, opt.Blind),
+		Levels:        levels,
+		Tree:          worldTree(treeWithBandwidth(tree.Tree, bmap), reps, hosts),
+		BandwidthTree: btree,
+		Method: &topo.Method{Name: methodName(sec), Params: map[string]any{
 			"linkage": "average", "level": string(opt.Level), "blind": opt.Blind,
 			"gap_min_jump": opt.Gap.MinJump, "gap_spread_factor": opt.Gap.SpreadFactor,
 		}},
@@ -1014,4 +1059,11 @@ func shareInts(ctx context.Context, c comm.Comm, v []int) ([]int, error) {
 		}
 	}
 	return out, nil
+}
+
+func methodName(sec *probe.SwarmSection) string {
+	if sec != nil {
+		return "rtt-tree+agglomerative+swarm"
+	}
+	return "rtt-tree+agglomerative"
 }

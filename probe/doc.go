@@ -2,8 +2,8 @@
 // LGate (seed 003, Sect. 3.1.1), Shirai's ping-pong RTT (seed 002, Fig. 6),
 // the PLogP micro-benchmark (seed 003, Sect. 3.1.2), Hockney fits, bulk
 // bandwidth, concurrent communication patterns (seed 001, Sect. 3.1, 7.1),
-// and rank identities; they fill the dataset.json format of package
-// dataset.
+// swarm tomography (seed 000 Ch. 4) and rank identities; they fill the
+// dataset.json format of package dataset.
 //
 // Everything is written against comm.Comm only, SPMD style: every rank of
 // the communicator calls the same function with the same arguments, and the
@@ -29,26 +29,27 @@ import (
 
 // Reserved tags of the probe protocols.
 var (
-	tagCtl     = comm.SystemTag(100) // sender -> receiver: next operation
-	tagReady   = comm.SystemTag(101) // receiver -> sender: posted, go
-	tagData    = comm.SystemTag(102) // measured payloads
-	tagReply   = comm.SystemTag(103) // replies to measured payloads
-	tagRTTCtl  = comm.SystemTag(110) // RTT: start / stop a responder
-	tagRTTPing = comm.SystemTag(111)
-	tagRTTPong = comm.SystemTag(112)
-	tagResHdr  = comm.SystemTag(120) // campaign: result header to rank 0
-	tagResBody = comm.SystemTag(121)
-	tagBcast   = comm.SystemTag(122) // campaign: done-set broadcast
-	tagToken   = comm.SystemTag(123) // campaign: step done (token sync)
-	tagGo      = comm.SystemTag(124) // campaign: step may start
-	tagPatData = comm.SystemTag(130) // patterns: payloads
-	tagPatVote = comm.SystemTag(131) // patterns: convergence votes
-	tagPatGo   = comm.SystemTag(132) // patterns: continue / stop
-	tagPatRes  = comm.SystemTag(133) // patterns: statistics to rank 0
-	tagClock   = comm.SystemTag(160) // clock overheads to rank 0
-	tagBulk    = comm.SystemTag(140) // bandwidth: bulk payload
-	tagBulkAck = comm.SystemTag(141)
-	tagBulkCtl = comm.SystemTag(142)
+	tagCtl      = comm.SystemTag(100) // sender -> receiver: next operation
+	tagReady    = comm.SystemTag(101) // receiver -> sender: posted, go
+	tagData     = comm.SystemTag(102) // measured payloads
+	tagReply    = comm.SystemTag(103) // replies to measured payloads
+	tagRTTCtl   = comm.SystemTag(110) // RTT: start / stop a responder
+	tagRTTPing  = comm.SystemTag(111)
+	tagRTTPong  = comm.SystemTag(112)
+	tagResHdr   = comm.SystemTag(120) // campaign: result header to rank 0
+	tagResBody  = comm.SystemTag(121)
+	tagBcast    = comm.SystemTag(122) // campaign: done-set broadcast
+	tagToken    = comm.SystemTag(123) // campaign: step done (token sync)
+	tagGo       = comm.SystemTag(124) // campaign: step may start
+	tagPatData  = comm.SystemTag(130) // patterns: payloads
+	tagPatVote  = comm.SystemTag(131) // patterns: convergence votes
+	tagPatGo    = comm.SystemTag(132) // patterns: continue / stop
+	tagPatRes   = comm.SystemTag(133) // patterns: statistics to rank 0
+	tagClock    = comm.SystemTag(160) // clock overheads to rank 0
+	tagSwarmRes = comm.SystemTag(170) // swarm: counts to rank 0
+	tagBulk     = comm.SystemTag(140) // bandwidth: bulk payload
+	tagBulkAck  = comm.SystemTag(141)
+	tagBulkCtl  = comm.SystemTag(142)
 )
 
 // ctlMsg is a small fixed-size control message: an operation and two

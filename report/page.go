@@ -97,7 +97,7 @@ code{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.92em;backgroun
 </div>
 </div></header>
 <nav><div class="wrap">
-<a href="#summary">Summary</a><a href="#tree">Tree</a><a href="#levels">Levels</a>{{if .Heatmap}}<a href="#heatmap">Distance matrix</a>{{end}}{{if .Dendrogram}}<a href="#dendrogram">Dendrogram</a>{{end}}<a href="#cost">Cost</a>{{if .Acc.Levels}}<a href="#accuracy">Accuracy</a>{{end}}{{if .Model}}<a href="#model">Model</a>{{end}}
+<a href="#summary">Summary</a><a href="#tree">Tree</a><a href="#levels">Levels</a>{{if .Heatmap}}<a href="#heatmap">Distance matrix</a>{{end}}{{if .Dendrogram}}<a href="#dendrogram">Dendrogram</a>{{end}}{{if .Swarm}}<a href="#swarm">Swarm</a>{{end}}<a href="#cost">Cost</a>{{if .Acc.Levels}}<a href="#accuracy">Accuracy</a>{{end}}{{if .Model}}<a href="#model">Model</a>{{end}}
 </div></nav>
 <main class="wrap">
 
@@ -140,6 +140,18 @@ code{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.92em;backgroun
 <h2>Dendrogram</h2>
 <p class="lead">Agglomerative clustering ({{.Linkage}} linkage) of the distance matrix: each ∩ joins two clusters at the height of their distance. Dashed lines are the cuts that define the levels, placed in the gaps between bands of merge heights.</p>
 <figure><img src="{{.Dendrogram}}" alt="dendrogram" width="1140"><figcaption>{{if .Cuts}}Cuts: {{range $i, $c := .Cuts}}{{if $i}} · {{end}}{{$c.Label}}{{end}}.{{else}}No height gap was found: the ranks form one flat level.{{end}} Also saved as dendrogram.png and dendrogram.svg.</figcaption></figure>
+</section>{{end}}
+
+{{with .Swarm}}<section id="swarm">
+<h2>Swarm tomography</h2>
+<p class="lead">{{.Iterations}} swarm broadcasts (seed 000 Ch. 4){{if .Stable}}, stopped when successive iterations found the same hierarchy{{end}}. The weighted graph clustered is each pair's {{if eq .Weight "rate"}}achieved rate (fragments per second of waiting, averaged over the iterations that connected the pair){{else}}fragment count w_n(e) (Eq. 4.2){{end}}, ranks in hierarchy order; bright is a fast pair, grey a pair that never exchanged a fragment.</p>
+{{if .Graph}}<figure><img src="{{.Graph}}" alt="swarm weighted graph" width="930"><figcaption>Also saved as swarm-graph.png and swarm-graph.svg.</figcaption></figure>{{end}}
+{{if .NMI}}<figure><img src="{{.NMI}}" alt="NMI over iterations" width="840"><figcaption>NMI between the hierarchies of successive iterations (1: the same). Also saved as swarm-nmi.png and swarm-nmi.svg.</figcaption></figure>{{end}}
+{{if .Tree}}<h3>Bandwidth tree</h3>
+<p class="lead">Maximum spanning tree over the groups of level {{.TreeLevel}}, weights averaged per connection (seed 000 Sect. 5.12, Eq. 5.4): a heavier edge is a faster path.</p>
+<div class="tablewrap"><table><thead><tr><th>Group</th><th>Group</th><th>Weight ({{.TreeUnit}})</th></tr></thead>
+<tbody>{{range .Tree}}<tr><td>{{.A}}</td><td>{{.B}}</td><td>{{.Weight}}</td></tr>
+{{end}}</tbody></table></div>{{end}}
 </section>{{end}}
 
 <section id="cost">

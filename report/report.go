@@ -185,6 +185,12 @@ func Build(in Input) (*Output, error) {
 
 	v.Cost = costRows(t, in.Dataset)
 
+	sw, err := swarmSection(out, v, t, in.Dataset)
+	if err != nil {
+		return nil, fmt.Errorf("report: swarm: %w", err)
+	}
+	v.Swarm = sw
+
 	// Accuracy.
 	if in.Truth == nil && in.Platform != nil {
 		if in.Platform.NumRanks() == t.Size {
@@ -206,7 +212,7 @@ func Build(in Input) (*Output, error) {
 	if in.Model != nil {
 		v.Model = modelRows(in.Model)
 	}
-	v.Notes = out.Notes
+	v.Notes = append(out.Notes, v.Notes...)
 
 	var buf bytes.Buffer
 	if err := pageTemplate.Execute(&buf, v); err != nil {
@@ -423,6 +429,7 @@ type view struct {
 	Acc            *Accuracy
 	Model          []modelRow
 	Notes          []string
+	Swarm          *swarmView
 }
 
 // Method is "name (k=v, ...)".

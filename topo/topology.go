@@ -7,13 +7,15 @@ const Version = 1
 
 // Topology is one topology.json document.
 type Topology struct {
-	Version      int           `json:"version"`
-	Size         int           `json:"size"`
-	Ranks        []Rank        `json:"ranks"`
-	Levels       []Level       `json:"levels"`
-	Tree         *Tree         `json:"tree,omitempty"`
-	Method       *Method       `json:"method,omitempty"`
-	Measurements *Measurements `json:"measurements,omitempty"`
+	Version int     `json:"version"`
+	Size    int     `json:"size"`
+	Ranks   []Rank  `json:"ranks"`
+	Levels  []Level `json:"levels"`
+	Tree    *Tree   `json:"tree,omitempty"`
+	// BandwidthTree is the swarm method's tree of bandwidth groups.
+	BandwidthTree *BandwidthTree `json:"bandwidth_tree,omitempty"`
+	Method        *Method        `json:"method,omitempty"`
+	Measurements  *Measurements  `json:"measurements,omitempty"`
 }
 
 // Rank is what a rank reported about itself; the hints are nil when unknown

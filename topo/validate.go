@@ -36,6 +36,11 @@ func (t *Topology) Validate() error {
 			return fmt.Errorf("topology: tree: %w", err)
 		}
 	}
+	if t.BandwidthTree != nil {
+		if err := t.BandwidthTree.Validate(t.Size); err != nil {
+			return fmt.Errorf("topology: bandwidth_tree: %w", err)
+		}
+	}
 	if m := t.Measurements; m != nil {
 		if m.PairsMeasured < 0 || m.PairsTotal < 0 {
 			return fmt.Errorf("topology: measurements: negative pair count")

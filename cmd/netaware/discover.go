@@ -23,6 +23,7 @@ import (
 	"netaware/model"
 	"netaware/order"
 	"netaware/platform"
+	"netaware/probe"
 	"netaware/report"
 	"netaware/topo"
 )
@@ -36,6 +37,11 @@ const defaultPlatform = "grid5000-4sites"
 func newDiscoverCmd() *cobra.Command {
 	var (
 		out, level string
+		method     string
+		swSize     string
+		swFrag     string
+		swSeed     uint64
+		swIter     int
 		blind      bool
 		asJSON     bool
 		resume     bool
@@ -77,6 +83,7 @@ built-in simulated platform ` + defaultPlatform + ` and says so.`,
 		Example: `  netaware discover                                  # simulated 4-site grid
   netaware discover --platform fram-like --blind --out fram
   netaware discover --platform fram-like --blind --out fram --resume   # after Ctrl-C
+  netaware discover --platform bordeaux-2013 --method swarm --out bdx   # bandwidth levels by swarm broadcasts
   netaware launch -n 8 -- netaware discover --out /tmp/x
   mpirun -n 64 -x NETAWARE_COORDINATOR=node01:7777 -x NETAWARE_TOKEN=s3cret netaware discover`,
 		Args: cobra.NoArgs,
@@ -85,6 +92,11 @@ built-in simulated platform ` + defaultPlatform + ` and says so.`,
 	cmd.Flags().StringVar(&out, "out", "netaware-out", "directory to write the results into (created if missing)")
 	cmd.Flags().StringVar(&level, "level", "standard", "effort: fast (RTT tree only), standard (+ PLogP per group pair) or thorough (+ PLogP all pairs)")
 	cmd.Flags().BoolVar(&blind, "blind", false, "ignore host names and core ids: every level from measurement")
+	cmd.Flags().StringVar(&method, "method", "auto", "rtt-tree (latency tree), swarm (bandwidth tomography by swarm broadcasts, docs/swarm.md) or auto (the tree, plus the swarm's bandwidth levels at thorough or where the tree finds no level above the hosts)")
+	cmd.Flags().StringVar(&swSize, "swarm-size", "4MiB", "swarm method: message size of every broadcast")
+	cmd.Flags().StringVar(&swFrag, "swarm-fragment", "16KiB", "swarm method: fragment size")
+	cmd.Flags().Uint64Var(&swSeed, "swarm-seed", 1, "swarm method: seed of the peer sets, roots and choices")
+	cmd.Flags().IntVar(&swIter, "swarm-iterations", 5, "swarm method: broadcasts at most (fewer once successive hierarchies agree)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the summary as JSON (the notices go to stderr)")
 	cmd.Flags().BoolVar(&resume, "resume", false, "continue an interrupted discovery: keep the PLogP pairs of --out's dataset.json, measure the rest (the RTT inference runs again)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
@@ -94,6 +106,20 @@ built-in simulated platform ` + defaultPlatform + ` and says so.`,
 			return usagef("--level: %v", err)
 		}
 		opt.Level, opt.Blind = lv, blind
+		if opt.Method, err = discover.ParseMethod(method); err != nil {
+			return usagef("--method: %v", err)
+		}
+		opt.Swarm = discover.DiscoverSwarmParams()
+		if opt.Swarm.Bytes, err = parseSize("swarm-size", swSize); err != nil {
+			return err
+		}
+		if opt.Swarm.Swarm.Fragment, err = parseSize("swarm-fragment", swFrag); err != nil {
+			return err
+		}
+		opt.Swarm.Swarm.Seed, opt.Swarm.MaxIterations = swSeed, swIter
+		if err := probe.CheckSwarmParams(opt.Swarm); err != nil {
+			return usagef("%v", err)
+		}
 		stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 		notices := stdout
 		if asJSON {

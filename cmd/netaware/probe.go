@@ -47,12 +47,13 @@ Examples:
   netaware launch -n 8 -- netaware probe plogp --max-size 64KiB --out dataset.json
   netaware launch -n 8 -- netaware probe plogp --max-size 64KiB --out dataset.json --resume   # after Ctrl-C
   netaware probe pattern --platform zhu-2racks --nodes 0-9 --random 3 --count 5 --size 1MiB
-  netaware probe identity --local 4`,
+  netaware probe identity --local 4
+  netaware probe swarm --platform bordeaux-2013 --size 2MiB --iterations 2 --out swarm.json`,
 	}
 	for _, kind := range []string{"rtt", "plogp", "hockney", "bandwidth"} {
 		cmd.AddCommand(newPairProbeCmd(kind))
 	}
-	cmd.AddCommand(newPatternProbeCmd(), newIdentityProbeCmd())
+	cmd.AddCommand(newPatternProbeCmd(), newIdentityProbeCmd(), newSwarmProbeCmd())
 	return cmd
 }
 

@@ -1,0 +1,240 @@
+package cluster
+
+import (
+	"fmt"
+	"math"
+
+	"netaware/metrics"
+)
+
+// DefaultSplitRatio is BandwidthHierarchy's test of a split: the mean
+// weight between the parts at most this fraction of the mean weight
+// within the less connected part. Modularity splits a flat cluster along
+// the noise of few iterations too (the bumpy optimisation surface of seed
+// 000 Sect. 5.2.1); such parts show ratios of 0.6 to 1 where real
+// bandwidth levels show 0.1 to 0.3.
+const DefaultSplitRatio = 0.5
+
+// BandwidthHierarchy is seed 000 Sect. 5.10 on a graph of achievable
+// bandwidth (the swarm's w_n(e)): Louvain's best partition, then the
+// partitions collapsed with averaged weights (Eq. 5.4-5.5) and partitioned
+// again while that merges anything, as nested partitions, finest first.
+// Coarsest first, the parts of a group that are not distinct (the mean
+// weight between two of them above ratio times the smaller mean within
+// them; missing edges, weight 0, left out) are merged again, and levels that no longer
+// differ from their neighbours are dropped. The whole-set level is left
+// out (a caller adds "all"); a graph without structure gives no level.
+func BandwidthHierarchy(w *Matrix, seed uint64, ratio float64) ([]Labels, error) {
+	if err := checkSimilarity(w); err != nil {
+		return nil, err
+	}
+	labels, _, err := Louvain(w, 1, seed)
+	if err != nil {
+		return nil, err
+	}
+	// A graph measured sparsely (each rank exchanged fragments with a
+	// few dozen peers) makes Louvain split one bandwidth cluster into
+	// loosely knit parts; parts as fast between them as within are one.
+	labels = mergeSimilar(w, labels, ratio)
+	var levels []Labels
+	if k := numClusters(labels); k > 1 && k < w.N {
+		levels = append(levels, labels)
+	}
+	for round := uint64(1); ; round++ {
+		if k := numClusters(labels); k <= 2 || k == w.N {
+			break
+		}
+		g, err := CollapseAveraged(w, labels)
+		if err != nil {
+			return nil, err
+		}
+		top, _, err := Louvain(g, 1, seed+round)
+		if err != nil {
+			return nil, err
+		}
+		if numClusters(top) == g.N {
+			break // no partition merges any more
+		}
+		next := make(Labels, w.N)
+		for i, v := range labels {
+			next[i] = top[v]
+		}
+		labels = Canonical(next)
+		levels = append(levels, labels)
+	}
+	all := make(Labels, w.N)
+	for i := len(levels) - 1; i >= 0; i-- {
+		parent := all
+		if i+1 < len(levels) {
+			parent = levels[i+1]
+		}
+		levels[i] = mergeWeakSplits(w, levels[i], parent, ratio)
+	}
+	var out []Labels
+	for i, l := range levels {
+		k := numClusters(l)
+		if k <= 1 || k == w.N {
+			continue
+		}
+		if i+1 < len(levels) && numClusters(levels[i+1]) == k {
+			continue // the next level is the same partition
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+// mergeSimilar merges, most similar first, two groups of l whose mean
+// weight between them exceeds ratio times the smaller of their mean
+// weights within (missing edges, weight 0, left out; a group of one point
+// has no weight within and is judged by the other's), until no two do.
+func mergeSimilar(w *Matrix, l Labels, ratio float64) Labels {
+	c := Canonical(l)
+	for {
+		k := numClusters(c)
+		if k < 2 {
+			return c
+		}
+		sum := make([]float64, k*k)
+		cnt := make([]int, k*k)
+		for i := 0; i < w.N; i++ {
+			for j := i + 1; j < w.N; j++ {
+				x := w.At(i, j)
+				if !(x > 0) {
+					continue
+				}
+				a, b := c[i], c[j]
+				sum[a*k+b] += x
+				cnt[a*k+b]++
+				if a != b {
+					sum[b*k+a] += x
+					cnt[b*k+a]++
+				}
+			}
+		}
+		mean := func(a, b int) float64 {
+			if cnt[a*k+b] == 0 {
+				return math.NaN()
+			}
+			return sum[a*k+b] / float64(cnt[a*k+b])
+		}
+		best, ba, bb := ratio, -1, -1
+		for a := 0; a < k; a++ {
+			for b := a + 1; b < k; b++ {
+				between := mean(a, b)
+				if math.IsNaN(between) {
+					continue
+				}
+				within := math.Min(mean(a, a), mean(b, b)) // NaN-free when one is
+				if math.IsNaN(within) {
+					within = mean(a, a)
+					if math.IsNaN(within) {
+						within = mean(b, b)
+					}
+				}
+				if math.IsNaN(within) || !(within > 0) {
+					continue
+				}
+				if r := between / within; r > best {
+					best, ba, bb = r, a, b
+				}
+			}
+		}
+		if ba < 0 {
+			return c
+		}
+		for i := range c {
+			if c[i] == bb {
+				c[i] = ba
+			}
+		}
+		c = Canonical(c)
+	}
+}
+
+// mergeWeakSplits merges, within every group of parent, the groups of l
+// that are not distinct: two groups whose mean weight between them
+// exceeds ratio times the smaller of their mean weights within (see
+// BandwidthHierarchy).
+func mergeWeakSplits(w *Matrix, l, parent Labels, ratio float64) Labels {
+	c := Canonical(l)
+	k := numClusters(c)
+	sum := make([]float64, k*k)
+	cnt := make([]int, k*k)
+	par := Canonical(parent)
+	for i := 0; i < w.N; i++ {
+		for j := i + 1; j < w.N; j++ {
+			x := w.At(i, j)
+			if !(x > 0) || par[i] != par[j] {
+				continue
+			}
+			a, b := c[i], c[j]
+			sum[a*k+b] += x
+			cnt[a*k+b]++
+			if a != b {
+				sum[b*k+a] += x
+				cnt[b*k+a]++
+			}
+		}
+	}
+	mean := func(a, b int) float64 {
+		if cnt[a*k+b] == 0 {
+			return math.NaN()
+		}
+		return sum[a*k+b] / float64(cnt[a*k+b])
+	}
+	sets := newPointSets(k)
+	for a := 0; a < k; a++ {
+		for b := a + 1; b < k; b++ {
+			between, wa, wb := mean(a, b), mean(a, a), mean(b, b)
+			if math.IsNaN(between) || math.IsNaN(wa) || math.IsNaN(wb) {
+				continue
+			}
+			if between > ratio*min(wa, wb) {
+				sets.union(a, b)
+			}
+		}
+	}
+	out := make(Labels, len(c))
+	for i, v := range c {
+		out[i] = sets.find(v)
+	}
+	return Canonical(out)
+}
+
+// HierarchyNMI compares two hierarchies level by level, finest first: the
+// smallest NMI of the pairs of levels, a level present in only one of them
+// counting 0. Two empty hierarchies agree (1). It is how the swarm probe
+// decides that successive iterations found the same structure.
+func HierarchyNMI(a, b []Labels) (float64, error) {
+	if len(a) == 0 && len(b) == 0 {
+		return 1, nil
+	}
+	if len(a) != len(b) {
+		return 0, nil
+	}
+	worst := math.Inf(1)
+	for i := range a {
+		if len(a[i]) != len(b[i]) {
+			return 0, fmt.Errorf("cluster: hierarchy level %d has %d and %d points", i, len(a[i]), len(b[i]))
+		}
+		v, err := metrics.NMI(a[i], b[i])
+		if err != nil {
+			return 0, err
+		}
+		worst = min(worst, v)
+	}
+	return worst, nil
+}
+
+// BandwidthTree is seed 000 Sect. 5.12: the points grouped by a partition
+// (the finest level of BandwidthHierarchy, Sect. 5.12.1), the groups'
+// weights averaged (Eq. 5.4) and the maximum spanning tree of that graph,
+// whose nodes are the labels of l. A single group gives no edge.
+func BandwidthTree(w *Matrix, l Labels) ([]PairEdge, error) {
+	g, err := CollapseAveraged(w, l)
+	if err != nil {
+		return nil, err
+	}
+	return MaximumSpanningTree(g)
+}

@@ -270,17 +270,28 @@ func TestREADMEWalk(t *testing.T) {
 // comments, output such as "netaware: ...") are not examples.
 func docExamples(md string) []example {
 	var out []example
-	block, shell := false, false
+	block, shell, loop := false, false, 0
 	var pending, vars string
 	for _, raw := range strings.Split(md, "\n") {
 		line := strings.TrimSpace(raw)
 		if strings.HasPrefix(line, "```") {
 			block = !block
 			shell = block && (line == "```" || line == "```sh" || line == "```bash" || line == "```shell")
-			pending = ""
+			pending, loop = "", 0
 			continue
 		}
 		if !shell {
+			continue
+		}
+		// A loop is a recipe that repeats a measurement (20 runs of a
+		// figure), not an example: its commands appear once outside it.
+		if strings.HasPrefix(line, "for ") || strings.HasPrefix(line, "while ") {
+			loop++
+		}
+		if loop > 0 {
+			if f := strings.Fields(line); len(f) > 0 && f[0] == "done" {
+				loop--
+			}
 			continue
 		}
 		if pending != "" {
@@ -351,6 +362,17 @@ func TestDocsExamplesFinish(t *testing.T) {
 			if err := exec.Command("sh", "-c", "cp -r '"+fixtures+"'/. '"+dir+"'").Run(); err != nil {
 				t.Fatal(err)
 			}
+			// The docs name files of the repository (emu/testdata/...,
+			// platform/testdata/...) as seen from its root.
+			root, err := filepath.Abs("../..")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range []string{"emu", "platform", "modelcheck", "scripts", "tools", "probe", "cluster", "coll", "docs"} {
+				if err := os.Symlink(filepath.Join(root, d), filepath.Join(dir, d)); err != nil && !os.IsExist(err) {
+					t.Fatal(err)
+				}
+			}
 			for _, e := range exs {
 				if why := skipReason(e.line); why != "" {
 					t.Logf("skip %s: %s", e.line, why)
@@ -367,7 +389,7 @@ func TestDocsExamplesFinish(t *testing.T) {
 }
 
 func TestDocExamplesParse(t *testing.T) {
-	md := "text\n```sh\nnetaware a \\\n  --b c   # why\necho not ours\n```\n```\nnetaware: an error shown\nnetaware discover: a notice\n```\n```json\nnetaware x\n```\n```bash\nALG=b,c\nX=1 mpiexec ./app\nnetaware d $ALG\n```\n```\nprintf ',a\\na,\\n' > m.csv\n```\n```\nnetaware probe rtt     RTT of every pair (seed 002)\nnetaware topo show FILE [--json]\nnetaware report DIR\nnetaware topo convert IN --from lgate|slurm\n```\n"
+	md := "text\n```sh\nnetaware a \\\n  --b c   # why\necho not ours\nfor i in 1 2; do\n  netaware loop $i\ndone\n```\n```\nnetaware: an error shown\nnetaware discover: a notice\n```\n```json\nnetaware x\n```\n```bash\nALG=b,c\nX=1 mpiexec ./app\nnetaware d $ALG\n```\n```\nprintf ',a\\na,\\n' > m.csv\n```\n```\nnetaware probe rtt     RTT of every pair (seed 002)\nnetaware topo show FILE [--json]\nnetaware report DIR\nnetaware topo convert IN --from lgate|slurm\n```\n"
 	got := docExamples(md)
 	if len(got) != 3 || got[0].line != "netaware a --b c   # why" || got[1].line != "ALG=b,c; netaware d $ALG" || got[2].line != `ALG=b,c; printf ',a\na,\n' > m.csv` {
 		t.Errorf("docExamples = %+v", got)

@@ -270,6 +270,22 @@ func TestCandidatesCoverLevelsAndSegments(t *testing.T) {
 			t.Errorf("candidate %s missing (have %v)", want, have)
 		}
 	}
+	// Every tree Open MPI segments is tried whole and at every segment
+	// size; linear and the scatter-allgathers take none.
+	for _, want := range []string{"binomial(seg=8192)", "binary", "binary(seg=65536)", "split-binary(seg=8192)", "knomial(seg=65536,k=4)", "chain(seg=8192)", "k-chain(seg=8192,k=4)"} {
+		if !have[want] {
+			t.Errorf("segmented candidate %s missing", want)
+		}
+	}
+	for _, a := range algs {
+		if a.SegSize > 0 && (a.Name == "linear" || a.Name == "scatter-allgather" || a.Name == "scatter-allgather-ring") {
+			t.Errorf("%s: Open MPI takes no segment size for it", a)
+		}
+	}
+	if one, _ := Candidates(4, nil, CandidateOptions{Names: []string{"binomial"}, SegSizes: []int{8192}}); !reflect.DeepEqual(one,
+		[]coll.Algorithm{{Name: "binomial"}, {Name: "binomial", SegSize: 8192}}) {
+		t.Errorf("binomial candidates %v, want whole and 8 KiB", one)
+	}
 	// Level 4 ("all") is one group: not a two-level split.
 	if have["magpie(level=4)"] {
 		t.Errorf("single-group level offered")
@@ -499,8 +515,8 @@ func TestPerformanceAwareCandidatesWithModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(algs) != 4 || algs[0].Name != "binomial" {
-		t.Fatalf("candidates %v (blind first, then the three model-based builders)", algs)
+	if len(algs) != 1+len(DefaultSegSizes)+3 || algs[0].Name != "binomial" {
+		t.Fatalf("candidates %v (blind first, whole and segmented, then the three model-based builders)", algs)
 	}
 	if none, _ := Candidates(p.NumRanks(), nil, CandidateOptions{Names: []string{"prim"}}); len(none) != 0 {
 		t.Fatalf("prim offered without a model: %v", none)

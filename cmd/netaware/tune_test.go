@@ -42,8 +42,9 @@ func TestTuneBcastWritesAllFiles(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	// Baseline + binomial + pipeline + hierarchical + magpie2 at 3 levels, 3 sizes.
-	if len(rep.Measurements) != 7*3 || rep.TopologySource != "platform ground truth" || len(rep.Choices) != 3 {
+	// Baseline + binomial whole and segmented + pipeline + hierarchical +
+	// magpie2 at 3 levels, 3 sizes.
+	if len(rep.Measurements) != 8*3 || rep.TopologySource != "platform ground truth" || len(rep.Choices) != 3 {
 		t.Errorf("bench.json: %d measurements, topology %q, %d choices", len(rep.Measurements), rep.TopologySource, len(rep.Choices))
 	}
 	conf, _ := os.ReadFile(filepath.Join(dir, "ompi-rules.conf"))
@@ -114,7 +115,7 @@ func TestBenchBcastJSONAndPlot(t *testing.T) {
 	dir := t.TempDir()
 	plotBase := filepath.Join(dir, "bcast")
 	out, err := runSimCLI(t, "bench", "bcast", "--platform", tinyPlatform, "--sizes", "1KiB,256KiB", "--reps", "2",
-		"--algorithms", "binomial,hierarchical", "--bases", "binomial", "--json", "--plot", plotBase+".png")
+		"--algorithms", "binomial,hierarchical", "--bases", "binomial", "--segs", "8KiB", "--json", "--plot", plotBase+".png")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -122,7 +123,8 @@ func TestBenchBcastJSONAndPlot(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if res.Ranks != 16 || len(res.Series) != 3 || len(res.Tuned) != 2 {
+	// ompi-fixed, binomial whole and in 8 KiB segments, hierarchical.
+	if res.Ranks != 16 || len(res.Series) != 4 || len(res.Tuned) != 2 {
 		t.Fatalf("result %+v", res)
 	}
 	for _, c := range res.Tuned {

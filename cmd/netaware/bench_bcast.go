@@ -57,9 +57,13 @@ func newBenchBcastCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bcast",
 		Short: "Broadcast time vs message size per algorithm, and the tuned speed-up over Open MPI's default",
-		Long: `bench bcast measures broadcast algorithms on a simulated platform at every
-message size (same harness as 'netaware tune bcast': W warm-up and N timed
-repetitions, common start times, values within the 90th percentile) and prints
+		Long: `bench bcast measures broadcast algorithms at every message size, on a
+simulated platform (--platform) or live on the processes it was started in
+(netaware launch, mpirun, srun, netaware emu run: netaware's own algorithms
+over its TCP transport, to compare with an MPI library's). Same harness as
+'netaware tune bcast': W warm-up and N timed repetitions, each after a
+barrier and timed by its slowest rank, values within the 90th percentile. It
+prints
 the mean time per algorithm and size, then the tuned choice per size and its
 speed-up over Open MPI's fixed decision (what MPI_Bcast runs by default).
 
@@ -70,9 +74,10 @@ selects, measured as the "auto" series.
 --plot FILE writes FILE.png and FILE.svg: time vs message size per algorithm,
 log-log.
 
-Example:
+Examples:
   netaware bench bcast --platform zhu-2racks --sizes 1KiB,64KiB,1MiB,4MiB \
-      --algorithms binomial,pipeline,hierarchical,dfs-pipeline --plot zhu-bcast`,
+      --algorithms binomial,pipeline,hierarchical,dfs-pipeline --plot zhu-bcast
+  netaware launch -n 4 -- netaware bench bcast --sizes 1KiB,1MiB --algorithms binomial,knomial`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			w := cmd.OutOrStdout()

@@ -319,10 +319,13 @@ func newTuneBcastCmd() *cobra.Command {
 		Short: "Tune MPI_Bcast: best algorithm per message size, as decision table and MPI rule files",
 		Long: fmt.Sprintf(`tune bcast measures every applicable broadcast algorithm (topology-blind ones,
 and topology-aware ones at every topology level) times segment size at every
-message size in the simulator, with W warm-up and N timed repetitions started
-ReproMPI style (common start time after a barrier, fixed window), keeping the
-values within the 90th percentile (seed 003 Sect. 6.5). It then picks the
-fastest per message size and writes into --out:
+message size, in the simulator (--platform) or live on the processes it was
+started in (netaware launch, mpirun, srun, netaware emu run; without a
+--topology only topology-blind algorithms). Each of W warm-up and N timed
+repetitions starts after a barrier; a repetition's time is the slowest
+rank's, as OSU and IMB measure; the values within the 90th percentile are
+kept (seed 003 Sect. 6.5). It then picks the fastest per message size and
+writes into --out:
 
   decision.json     for netaware's coll.Bcast(..., coll.Auto)
   ompi-rules.conf   Open MPI coll/tuned dynamic rules (classic format)
@@ -346,9 +349,11 @@ Use the files with:
          --mca coll_tuned_dynamic_rules_filename DIR/ompi-rules.conf ./app
   MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=DIR/mpich-coll.json mpiexec ./app
 
-Example:
+Examples:
   netaware tune bcast --platform zhu-2racks --per-host 2 --out tuned/ \
-      --sizes 1,64KiB,1MiB --reps 3`, algorithmList()),
+      --sizes 1,64KiB,1MiB --reps 3
+  netaware launch -n 4 -- netaware tune bcast --out tuned/ --sizes 1KiB,64KiB \
+      --algorithms binomial,pipeline --reps 3`, algorithmList()),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -172,5 +173,60 @@ func TestTuneBadInputIsUsageError(t *testing.T) {
 		if !errors.As(err, &ue) {
 			t.Errorf("%v: got %v, want a usage error", args, err)
 		}
+	}
+}
+
+// TestTuneBcastLive: without --platform, tune bcast runs on the live world
+// it was started in: 3 processes over TCP (netaware launch), rank 0
+// writing the files, topology-blind candidates only (no topology given);
+// bench bcast on goroutines (--local) measures every candidate.
+func TestTuneBcastLive(t *testing.T) {
+	bin := buildNetaware(t)
+	dir := t.TempDir()
+	cmd := exec.Command(bin, "launch", "-n", "3", "--", "netaware", "tune", "bcast", "--quiet", "--out", dir,
+		"--sizes", "1KiB,64KiB", "--algorithms", "binomial,magpie", "--segs", "16KiB", "--reps", "2")
+	cmd.Env = cleanEnv()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("launch tune bcast: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "topology-blind algorithms only") || strings.Contains(string(out), "[1] ") {
+		t.Errorf("rank 0 does not say it has no topology, or another rank printed:\n%s", out)
+	}
+	var rep tune.Report
+	b, err := os.ReadFile(filepath.Join(dir, "bench.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	// ompi-fixed, binomial whole and in 16 KiB segments (magpie needs a
+	// topology), 2 sizes, each with 2 positive repetitions.
+	if rep.Ranks != 3 || rep.Platform != "live" || rep.TopologySource != "none" || len(rep.Measurements) != 3*2 || len(rep.Choices) != 2 {
+		t.Fatalf("bench.json: %d ranks, world %q, topology %q, %d measurements, %d choices", rep.Ranks, rep.Platform, rep.TopologySource, len(rep.Measurements), len(rep.Choices))
+	}
+	for _, m := range rep.Measurements {
+		if m.Err != "" || len(m.TimesS) != 2 || m.Stats.MinS <= 0 {
+			t.Errorf("%s at %d bytes: %+v", m.Label, m.Bytes, m)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ompi-rules.conf")); err != nil {
+		t.Error(err)
+	}
+
+	res, err := runSimCLI(t, "bench", "bcast", "--local", "4", "--quiet", "--json", "--sizes", "4KiB", "--algorithms", "binomial,pipeline", "--segs", "1KiB")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, res)
+	}
+	var bb bcastBench
+	if err := json.Unmarshal([]byte(res), &bb); err != nil {
+		t.Fatalf("%v\n%s", err, res)
+	}
+	if bb.Ranks != 4 || len(bb.Series) != 4 || len(bb.Tuned) != 1 {
+		t.Fatalf("bench over --local 4: %+v", bb)
+	}
+	if _, err := runSimCLI(t, "bench", "bcast", "--local", "2", "--per-host", "2"); err == nil {
+		t.Error("--per-host accepted without a platform")
 	}
 }

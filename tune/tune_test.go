@@ -233,6 +233,7 @@ func TestMPICHEquivalents(t *testing.T) {
 		{coll.Algorithm{Name: "magpie2", Level: 2, Base: "binomial"}, MPICHSMP, false, true},
 		{coll.Algorithm{Name: "magpie2", Level: 1, Base: "binomial"}, "", false, false},
 		{coll.Algorithm{Name: "pipeline", SegSize: 8192}, "", false, false},
+		{coll.Algorithm{Name: "binomial", SegSize: 8192}, "", false, false}, // MPICH does not segment
 	}
 	for _, c := range cases {
 		n, e, ok := MPICHEquivalent(c.a, lv)

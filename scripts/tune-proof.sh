@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# Proof with the real MPI libraries that the rules files 'netaware tune bcast'
+# writes from a live run pick Open MPI's and MPICH's best broadcast
+# (docs/tuning.md, issue 11.4).
+#
+#   sudo scripts/tune-proof.sh [CLUSTER...]
+#
+# CLUSTER names a platform in scripts/tune-proof/ (default: all four,
+# star-2x4-block star-2x4-cyclic star-3x4-block star-3x4-cyclic: 2 switches
+# x 4 hosts with 1 Gbit host links and a 100 Mbit trunk, 3 x 4 with 500 / 50
+# Mbit; one rank per host, hosts in block or round-robin order). For each:
+#
+#  1. 'netaware emu up' builds it in network namespaces (prefix $PREFIX);
+#  2. 'netaware emu run -- netaware tune bcast' measures every topology-blind
+#     algorithm with every segment size live over netaware's TCP transport and
+#     writes ompi-rules.conf and mpich-coll.json;
+#  3. tools/mpibench/collbench.c times MPI_Bcast (warm-up, repetitions, each
+#     the slowest rank's time) in real Open MPI (started through 'netaware emu
+#     rsh-agent') with the default selection, with netaware's ompi-rules.conf,
+#     and with every fixed algorithm (coll_tuned_bcast_algorithm 1-9) at every
+#     segment size it takes (0, 8, 32, 128 KiB; none for 1, 8, 9); and in
+#     MPICH (hydra through the same agent) with its default, with
+#     mpich-coll.json, and with each of its bcast algorithms forced.
+#
+# Prints one Markdown table per cluster and library (medians of the
+# repetitions) and writes them, with every raw line, into $WORK. The cluster
+# is removed on exit, also on failure or Ctrl-C.
+#
+# Environment: PREFIX (namespace prefix, default "tp"), SIZES (bytes,
+# comma-separated, default 65536,1048576,16777216), WARMUP (1), REPS (3),
+# TUNE_REPS (netaware's repetitions, 3), LIBS ("ompi mpich"), WORK (directory
+# for the files, default a new temporary one). A run of all four clusters
+# with the defaults takes about an hour on a loaded 2-core machine.
+# Needs root, Go, mpicc.openmpi / mpirun.openmpi, mpicc.mpich / mpiexec.hydra.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PATH:/usr/local/go/bin"
+
+PREFIX=${PREFIX:-tp}
+SIZES=${SIZES:-65536,1048576,16777216}
+WARMUP=${WARMUP:-1}
+REPS=${REPS:-3}
+TUNE_REPS=${TUNE_REPS:-3}
+LIBS=${LIBS:-ompi mpich}
+WORK=${WORK:-$(mktemp -d /tmp/tune-proof.XXXXXX)}
+CLUSTERS=${*:-star-2x4-block star-2x4-cyclic star-3x4-block star-3x4-cyclic}
+mkdir -p "$WORK"
+WORK=$(cd "$WORK" && pwd)
+
+fail() { echo "tune-proof: $*" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || fail "needs root (network namespaces)"
+for c in mpicc.openmpi mpirun.openmpi mpicc.mpich mpiexec.hydra; do
+	command -v $c >/dev/null || fail "$c not found (apt-get install openmpi-bin libopenmpi-dev mpich libmpich-dev)"
+done
+
+na=$WORK/netaware
+go build -o "$na" ./cmd/netaware
+mpicc.openmpi -O2 -o "$WORK/collbench-ompi" tools/mpibench/collbench.c
+mpicc.mpich -O2 -o "$WORK/collbench-mpich" tools/mpibench/collbench.c
+# Hydra takes one executable as its remote shell, not a command line.
+printf '#!/bin/sh\nexec %s emu rsh-agent "$@"\n' "$na" >"$WORK/rsh"
+chmod +x "$WORK/rsh"
+
+trap '"$na" emu down "$PREFIX" >/dev/null 2>&1 || true' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+# ompi LABEL MCA...: one mpirun over the cluster, every size; appends
+# "ompi LABEL BYTES MEDIAN MEAN" to results.tsv. Ranks yield when idle:
+# the machine has fewer cores than ranks.
+ompi() {
+	local label=$1
+	shift
+	"$na" emu run "$PREFIX" --host "$first" --timeout 20m -- \
+		mpirun.openmpi --leave-session-attached -n "$n" --host "$hosts" --bind-to none \
+		--mca plm_rsh_agent "$na emu rsh-agent" --mca plm_rsh_no_tree_spawn 1 \
+		--mca btl tcp,self --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 --mca pml ob1 \
+		--mca mpi_yield_when_idle 1 "$@" \
+		"$WORK/collbench-ompi" bcast "$SIZES" "$WARMUP" "$REPS" >"$dir/ompi-$label.out" 2>&1 || {
+		echo "tune-proof: Open MPI $label failed (see $dir/ompi-$label.out)" >&2
+		return 0
+	}
+	result ompi "$label" <"$dir/ompi-$label.out"
+}
+
+# mpich LABEL ENV=VALUE...: the same with MPICH (hydra, -genv per setting).
+mpich() {
+	local label=$1
+	shift
+	local genv=()
+	for kv in "$@"; do genv+=(-genv "${kv%%=*}" "${kv#*=}"); done
+	"$na" emu run "$PREFIX" --host "$first" --timeout 20m -- \
+		mpiexec.hydra -launcher rsh -launcher-exec "$WORK/rsh" -hosts "${hosts//:1/}" -n "$n" -iface eth0 \
+		"${genv[@]}" "$WORK/collbench-mpich" bcast "$SIZES" "$WARMUP" "$REPS" >"$dir/mpich-$label.out" 2>&1 || {
+		echo "tune-proof: MPICH $label failed (see $dir/mpich-$label.out)" >&2
+		return 0
+	}
+	result mpich "$label" <"$dir/mpich-$label.out"
+}
+
+result() {
+	awk -v lib="$1" -v label="$2" '/^result / {
+		for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+		print lib, label, f["bytes"], f["median_s"], f["mean_s"]
+	}' >>"$dir/results.tsv"
+}
+
+# table LIB: Markdown rows per size: default, netaware's rules, the best
+# fixed algorithm, and the acceptance ratios.
+table() {
+	awk -v lib="$1" -v sizes="$SIZES" '
+	$1 != lib { next }
+	{ t[$2, $3] = $4 }
+	$2 ~ /^fixed/ && (!($3 in best) || $4 < best[$3]) { best[$3] = $4; bestl[$3] = $2 }
+	END {
+		printf "| size | default | netaware rules | best fixed | rules / best | default / rules | default / best | acceptance |\n"
+		printf "|---|---|---|---|---|---|---|---|\n"
+		n = split(sizes, s, ",")
+		for (i = 1; i <= n; i++) {
+			b = s[i]; d = t["default", b]; r = t["rules", b]; f = best[b]
+			if (d == "" || r == "" || f == "") { printf "| %d | %s | %s | %s | | | | incomplete |\n", b, d, r, f; continue }
+			ok = (r <= 1.10 * f) && (r <= 1.05 * d) && (d / f < 1.5 || d / r >= 1.5)
+			printf "| %s | %.4f s | %.4f s | %.4f s (%s) | %.2f | %.2fx | %.2fx | %s |\n",
+				(b >= 1048576 ? b / 1048576 " MiB" : b / 1024 " KiB"), d, r, f, substr(bestl[b], 7), r / f, d / r, d / f, ok ? "met" : "**not met**"
+		}
+	}' "$dir/results.tsv"
+}
+
+for cl in $CLUSTERS; do
+	plat=scripts/tune-proof/$cl.yaml
+	[ -f "$plat" ] || fail "no platform $plat"
+	dir=$WORK/$cl
+	mkdir -p "$dir"
+	: >"$dir/results.tsv"
+	"$na" emu down "$PREFIX" >/dev/null 2>&1 || true
+	"$na" emu up "$plat" --prefix "$PREFIX" >"$dir/emu-up.txt"
+	hosts=$("$na" emu status "$PREFIX" --mpi-hosts)
+	first=${hosts%%:*}
+	n=$(echo "$hosts" | tr ',' '\n' | wc -l)
+	echo "== $cl: $n ranks, load: $(uptime | sed 's/.*load/load/')" >&2
+
+	echo "   netaware tune bcast (live)" >&2
+	"$na" emu run "$PREFIX" --timeout 60m -- netaware tune bcast --quiet --out "$dir/tuned" --sizes "$SIZES" \
+		--reps "$TUNE_REPS" --warmup 1 --segs 8KiB,32KiB,128KiB \
+		--algorithms linear,chain,k-chain,pipeline,split-binary,binary,binomial,knomial,scatter-allgather,scatter-allgather-ring \
+		>"$dir/tune.txt" 2>&1 || fail "netaware tune bcast failed: $dir/tune.txt"
+
+	if [[ " $LIBS " == *" ompi "* ]]; then
+		echo "   Open MPI: default, rules, fixed" >&2
+		ompi default
+		ompi rules --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename "$dir/tuned/ompi-rules.conf"
+		for alg in 1 2 3 4 5 6 7 8 9; do
+			segs="0 8192 32768 131072"
+			case $alg in 1 | 8 | 9) segs=0 ;; esac
+			for seg in $segs; do
+				ompi "fixed-$alg-$seg" --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_bcast_algorithm "$alg" \
+					--mca coll_tuned_bcast_algorithm_segmentsize "$seg"
+			done
+		done
+	fi
+	if [[ " $LIBS " == *" mpich "* ]]; then
+		echo "   MPICH: default, rules, fixed" >&2
+		mpich default
+		mpich rules MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE="$dir/tuned/mpich-coll.json"
+		for alg in binomial scatter_recursive_doubling_allgather scatter_ring_allgather; do
+			mpich "fixed-$alg" MPIR_CVAR_BCAST_INTRA_ALGORITHM=$alg
+		done
+	fi
+	"$na" emu down "$PREFIX" >/dev/null
+
+	{
+		echo "### $cl ($n ranks; load when it started: $(uptime | sed 's/.*average: //'))"
+		echo
+		for lib in $LIBS; do
+			echo "$lib:"
+			echo
+			table "$lib"
+			echo
+		done
+	} | tee "$dir/table.md"
+done
+echo "files in $WORK" >&2

@@ -543,3 +543,39 @@ func TestPerformanceAwareCandidatesWithModel(t *testing.T) {
 		t.Logf("%d bytes: best %s %.4g s, binomial-class blind %s %.4g s", c.Bytes, c.Best.Label, c.Best.MeanS, c.BestBlind.Label, c.BestBlind.MeanS)
 	}
 }
+
+// The Open MPI file breaks near-ties (within 5 %) towards eager-sized
+// segments and then the fewest segments; a clear winner stays. Times are
+// the live figures of tune-proof.sh on star-2x4-cyclic (docs/tuning.md).
+func TestOMPIPicksPreferFewHandshakes(t *testing.T) {
+	m := func(name string, seg, bytes int, mean float64) Measurement {
+		a := coll.Algorithm{Name: name, SegSize: seg}
+		return Measurement{Algorithm: a, Label: a.String(), Bytes: bytes, Stats: Stats{N: 3, Kept: 3, MeanS: mean}}
+	}
+	const mib = 1 << 20
+	ms := []Measurement{
+		m("binary", 131072, mib, 0.0867), m("binary", 8192, mib, 0.0878), m("binary", 32768, mib, 0.0886),
+		m("binomial", 32768, mib, 0.0907), m("binomial", 0, mib, 0.1069), m("knomial", 0, mib, 0.3504),
+		m("binary", 131072, 16*mib, 1.408), m("binomial", 8192, 16*mib, 1.445), m("binomial", 32768, 16*mib, 1.465),
+		m("binary", 0, 16*mib, 1.74),
+		// 64 KiB: a 128 KiB segment is the whole message, one segment.
+		m("binomial", 131072, 65536, 0.0040), m("binomial", 8192, 65536, 0.0041),
+		// 4 MiB: the 128 KiB segments win clearly, so they stay.
+		m("binary", 131072, 4*mib, 1.0), m("binary", 32768, 4*mib, 1.2),
+	}
+	got := OMPIPicks(ms, func(coll.Algorithm) bool { return true })
+	want := map[int]string{65536: "binomial(seg=131072)", mib: "binary(seg=32768)", 4 * mib: "binary(seg=131072)", 16 * mib: "binomial(seg=32768)"}
+	if len(got) != len(want) {
+		t.Fatalf("picks %+v", got)
+	}
+	for _, p := range got {
+		if p.Label != want[p.Bytes] {
+			t.Errorf("%d bytes: picked %s, want %s", p.Bytes, p.Label, want[p.Bytes])
+		}
+	}
+	// Only what accept admits is picked.
+	only := OMPIPicks(ms, func(a coll.Algorithm) bool { return a.Name == "knomial" })
+	if len(only) != 1 || only[0].Label != "knomial" {
+		t.Errorf("knomial only: %+v", only)
+	}
+}

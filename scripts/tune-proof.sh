@@ -29,7 +29,11 @@
 # Environment: PREFIX (namespace prefix, default "tp"), SIZES (bytes,
 # comma-separated, default 65536,1048576,16777216), WARMUP (1), REPS (3),
 # TUNE_REPS (netaware's repetitions, 3), LIBS ("ompi mpich"), WORK (directory
-# for the files, default a new temporary one). A run of all four clusters
+# for the files, default a new temporary one). To redo part of a run in the
+# same WORK: KEEP=1 keeps WORK/CLUSTER/results.tsv (configurations run
+# again replace their lines), FIXED=0 skips the fixed algorithms, REDECIDE=1
+# writes the rules files from the earlier WORK/CLUSTER/tuned/bench.json
+# instead of measuring again ('netaware tune bcast --from'). A run of all four clusters
 # with the defaults takes about an hour on a loaded 2-core machine.
 # Needs root, Go, mpicc.openmpi / mpirun.openmpi, mpicc.mpich / mpiexec.hydra.
 set -euo pipefail
@@ -83,10 +87,12 @@ ompi() {
 }
 
 # mpich LABEL ENV=VALUE...: the same with MPICH (hydra, -genv per setting).
+# UCX, MPICH's transport here, would use shared memory between the ranks
+# (they share this machine): TCP on eth0 only, as for Open MPI.
 mpich() {
 	local label=$1
 	shift
-	local genv=()
+	local genv=(-genv UCX_TLS tcp,self -genv UCX_NET_DEVICES eth0)
 	for kv in "$@"; do genv+=(-genv "${kv%%=*}" "${kv#*=}"); done
 	"$na" emu run "$PREFIX" --host "$first" --timeout 20m -- \
 		mpiexec.hydra -launcher rsh -launcher-exec "$WORK/rsh" -hosts "${hosts//:1/}" -n "$n" -iface eth0 \
@@ -98,6 +104,9 @@ mpich() {
 }
 
 result() {
+	# A configuration run again replaces its earlier lines (KEEP=1).
+	awk -v lib="$1" -v label="$2" '!($1 == lib && $2 == label)' "$dir/results.tsv" >"$dir/results.tmp"
+	mv "$dir/results.tmp" "$dir/results.tsv"
 	awk -v lib="$1" -v label="$2" '/^result / {
 		for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
 		print lib, label, f["bytes"], f["median_s"], f["mean_s"]
@@ -130,7 +139,8 @@ for cl in $CLUSTERS; do
 	[ -f "$plat" ] || fail "no platform $plat"
 	dir=$WORK/$cl
 	mkdir -p "$dir"
-	: >"$dir/results.tsv"
+	[ "${KEEP:-0}" = 1 ] || : >"$dir/results.tsv"
+	touch "$dir/results.tsv"
 	"$na" emu down "$PREFIX" >/dev/null 2>&1 || true
 	"$na" emu up "$plat" --prefix "$PREFIX" >"$dir/emu-up.txt"
 	hosts=$("$na" emu status "$PREFIX" --mpi-hosts)
@@ -138,17 +148,23 @@ for cl in $CLUSTERS; do
 	n=$(echo "$hosts" | tr ',' '\n' | wc -l)
 	echo "== $cl: $n ranks, load: $(uptime | sed 's/.*load/load/')" >&2
 
-	echo "   netaware tune bcast (live)" >&2
-	"$na" emu run "$PREFIX" --timeout 60m -- netaware tune bcast --quiet --out "$dir/tuned" --sizes "$SIZES" \
-		--reps "$TUNE_REPS" --warmup 1 --segs 8KiB,32KiB,128KiB \
-		--algorithms linear,chain,k-chain,pipeline,split-binary,binary,binomial,knomial,scatter-allgather,scatter-allgather-ring \
-		>"$dir/tune.txt" 2>&1 || fail "netaware tune bcast failed: $dir/tune.txt"
+	if [ "${REDECIDE:-0}" = 1 ]; then
+		echo "   netaware tune bcast --from the earlier run" >&2
+		"$na" tune bcast --from "$dir/tuned/bench.json" --out "$dir/tuned" >"$dir/tune-redecide.txt" 2>&1 ||
+			fail "netaware tune bcast --from failed: $dir/tune-redecide.txt"
+	else
+		echo "   netaware tune bcast (live)" >&2
+		"$na" emu run "$PREFIX" --timeout 60m -- netaware tune bcast --quiet --out "$dir/tuned" --sizes "$SIZES" \
+			--reps "$TUNE_REPS" --warmup 1 --segs 8KiB,32KiB,128KiB \
+			--algorithms linear,chain,k-chain,pipeline,split-binary,binary,binomial,knomial,scatter-allgather,scatter-allgather-ring \
+			>"$dir/tune.txt" 2>&1 || fail "netaware tune bcast failed: $dir/tune.txt"
+	fi
 
 	if [[ " $LIBS " == *" ompi "* ]]; then
 		echo "   Open MPI: default, rules, fixed" >&2
 		ompi default
 		ompi rules --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename "$dir/tuned/ompi-rules.conf"
-		for alg in 1 2 3 4 5 6 7 8 9; do
+		[ "${FIXED:-1}" = 0 ] || for alg in 1 2 3 4 5 6 7 8 9; do
 			segs="0 8192 32768 131072"
 			case $alg in 1 | 8 | 9) segs=0 ;; esac
 			for seg in $segs; do
@@ -161,7 +177,7 @@ for cl in $CLUSTERS; do
 		echo "   MPICH: default, rules, fixed" >&2
 		mpich default
 		mpich rules MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE="$dir/tuned/mpich-coll.json"
-		for alg in binomial scatter_recursive_doubling_allgather scatter_ring_allgather; do
+		[ "${FIXED:-1}" = 0 ] || for alg in binomial scatter_recursive_doubling_allgather scatter_ring_allgather; do
 			mpich "fixed-$alg" MPIR_CVAR_BCAST_INTRA_ALGORITHM=$alg
 		done
 	fi

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -312,7 +313,7 @@ func algorithmList() string {
 
 func newTuneBcastCmd() *cobra.Command {
 	var f bcastFlags
-	var out string
+	var out, from string
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "bcast",
@@ -364,6 +365,33 @@ Examples:
 			if asJSON {
 				info = cmd.ErrOrStderr()
 			}
+			// write decides from the measurements and writes every file.
+			write := func(rep *tune.Report, t *topo.Topology) error {
+				header := []string{
+					fmt.Sprintf("netaware tune bcast: %s, %d ranks, topology: %s", rep.Platform, rep.Ranks, rep.TopologySource),
+					"use: mpirun --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename THIS_FILE",
+				}
+				o, err := tune.Decide(rep, t, header)
+				if err != nil {
+					return err
+				}
+				files, err := o.WriteAll(out)
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					return probeWriteJSON(w, tuneSummary{Platform: rep.Platform, Ranks: rep.Ranks, TopologySource: rep.TopologySource,
+						Choices: rep.Choices, Files: files})
+				}
+				printChoices(w, rep)
+				for _, f := range files {
+					fmt.Fprintf(w, "wrote %s\n", f)
+				}
+				return nil
+			}
+			if from != "" {
+				return decideFrom(from, f.topology, write)
+			}
 			return f.runBcastWorld(cmd.Context(), func(ctx context.Context, c comm.Comm, s *bcastSetup) error {
 				cfg := f.config(s)
 				root := c.Rank() == 0
@@ -387,32 +415,13 @@ Examples:
 					}
 					return err
 				}
-				header := []string{
-					fmt.Sprintf("netaware tune bcast: %s, %d ranks, topology: %s", s.world, s.ranks, s.topoSource),
-					"use: mpirun --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename THIS_FILE",
-				}
-				o, err := tune.Decide(rep, s.t, header)
-				if err != nil {
-					return err
-				}
-				files, err := o.WriteAll(out)
-				if err != nil {
-					return err
-				}
-				if asJSON {
-					return probeWriteJSON(w, tuneSummary{Platform: rep.Platform, Ranks: rep.Ranks, TopologySource: rep.TopologySource,
-						Choices: rep.Choices, Files: files})
-				}
-				printChoices(w, rep)
-				for _, f := range files {
-					fmt.Fprintf(w, "wrote %s\n", f)
-				}
-				return nil
+				return write(rep, s.t)
 			})
 		},
 	}
 	f.register(cmd, "1,1KiB,16KiB,64KiB,256KiB,1MiB,4MiB")
 	cmd.Flags().StringVar(&out, "out", "", "directory for the decision table, rule files and bench.json (required)")
+	cmd.Flags().StringVar(&from, "from", "", "decide from this bench.json (of an earlier run) instead of measuring")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the choices and the files written as JSON (bench.json has every measurement)")
 	return cmd
 }
@@ -424,6 +433,33 @@ type tuneSummary struct {
 	TopologySource string        `json:"topology_source"`
 	Choices        []tune.Choice `json:"choices"`
 	Files          []string      `json:"files"`
+}
+
+// decideFrom reads the measurements of an earlier run (bench.json or
+// bench.partial.json) and writes the files from them, with the topology
+// of topoFile (needed when a topology-aware algorithm won).
+func decideFrom(path, topoFile string, write func(*tune.Report, *topo.Topology) error) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return usagef("--from: %v", err)
+	}
+	var rep tune.Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return usagef("--from %s: %v", path, err)
+	}
+	if len(rep.Measurements) == 0 {
+		return usagef("--from %s: no measurements", path)
+	}
+	var t *topo.Topology
+	if topoFile != "" {
+		if t, err = topo.ReadFile(topoFile); err != nil {
+			return usagef("--topology: %v", err)
+		}
+		if t.Size != rep.Ranks {
+			return usagef("--topology %s has %d ranks, %s %d", topoFile, t.Size, path, rep.Ranks)
+		}
+	}
+	return write(&rep, t)
 }
 
 // keepPartialTune writes the measurements of an interrupted 'tune bcast'

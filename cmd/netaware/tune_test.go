@@ -230,3 +230,33 @@ func TestTuneBcastLive(t *testing.T) {
 		t.Error("--per-host accepted without a platform")
 	}
 }
+
+// TestTuneBcastFrom: --from decides again from an earlier bench.json
+// without measuring: the same measurements give the same rules files; a
+// missing or empty file is a usage error.
+func TestTuneBcastFrom(t *testing.T) {
+	dir, again := t.TempDir(), t.TempDir()
+	if out, err := runSimCLI(t, "tune", "bcast", "--platform", tinyPlatform, "--out", dir, "--quiet",
+		"--sizes", "1KiB,1MiB", "--reps", "2", "--algorithms", "binomial,pipeline", "--segs", "8KiB"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if out, err := runSimCLI(t, "tune", "bcast", "--from", filepath.Join(dir, "bench.json"), "--out", again); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, f := range []string{"ompi-rules.conf", "mpich-coll.json", "decision.json"} {
+		a, _ := os.ReadFile(filepath.Join(dir, f))
+		b, err := os.ReadFile(filepath.Join(again, f))
+		if err != nil || string(a) != string(b) {
+			t.Errorf("%s differs after --from (%v):\n%s\n---\n%s", f, err, a, b)
+		}
+	}
+	empty := filepath.Join(t.TempDir(), "empty.json")
+	os.WriteFile(empty, []byte(`{"version": 1}`), 0o644)
+	for _, from := range []string{"/nonexistent/bench.json", empty} {
+		_, err := runSimCLI(t, "tune", "bcast", "--from", from, "--out", t.TempDir())
+		var ue *usageError
+		if !errors.As(err, &ue) {
+			t.Errorf("--from %s: %v, want a usage error", from, err)
+		}
+	}
+}

@@ -6,7 +6,10 @@
  *   mpirun ... collbench OP BYTES[,BYTES...] [WARMUP [REPS]]
  *
  * Several sizes are measured one after the other in one run (one MPI
- * start-up for all of them), each with its own warm-up.
+ * start-up for all of them), each with its own warm-up. REPS is for the
+ * largest size; a smaller one gets more, as many as fit in about the same
+ * time by the size ratio, at most 5 x REPS: small sizes are the noisy
+ * ones.
  * OP is allreduce (MPI_SUM over floats) or bcast (from rank 0). The
  * algorithm is whatever the library picks or is told (Open MPI:
  * --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_allreduce_algorithm 4).
@@ -92,13 +95,16 @@ int main(int argc, char **argv)
 	size_t maxcount = (size_t)(maxbytes / sizeof(float));
 	float *in = malloc(maxcount * sizeof(float));
 	float *out = malloc(maxcount * sizeof(float));
-	double *times = malloc((size_t)reps * sizeof(double));
+	double *times = malloc((size_t)reps * 5 * sizeof(double));
 	if (!in || !out || !times) {
 		fprintf(stderr, "collbench: rank %d: out of memory\n", rank);
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	}
+	int maxreps = reps;
 	for (int k = 0; k < nsizes; k++) {
 		int count = (int)(sizes[k] / sizeof(float));
+		long long scaled = (long long)maxreps * (maxbytes / sizes[k]);
+		reps = scaled > 5LL * maxreps ? 5 * maxreps : (int)scaled;
 		for (int i = 0; i < count; i++) {
 			in[i] = (float)(rank + 1);
 			out[i] = 0;

@@ -29,7 +29,9 @@
 # Environment: PREFIX (namespace prefix, default "tp"), SIZES (bytes,
 # comma-separated, default 65536,1048576,16777216), WARMUP (1), REPS (3),
 # TUNE_REPS (netaware's repetitions, 3), LIBS ("ompi mpich"), WORK (directory
-# for the files, default a new temporary one). To redo part of a run in the
+# for the files, default a new temporary one), OMPI_TIMEOUT (10m) and
+# MPICH_TIMEOUT (6m) bound each mpirun (MPICH over UCX's TCP transport
+# sometimes hangs here; the configuration is then reported failed). To redo part of a run in the
 # same WORK: KEEP=1 keeps WORK/CLUSTER/results.tsv (configurations run
 # again replace their lines), FIXED=0 skips the fixed algorithms, REDECIDE=1
 # writes the rules files from the earlier WORK/CLUSTER/tuned/bench.json
@@ -74,7 +76,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 ompi() {
 	local label=$1
 	shift
-	"$na" emu run "$PREFIX" --host "$first" --timeout 20m -- \
+	"$na" emu run "$PREFIX" --host "$first" --timeout "${OMPI_TIMEOUT:-10m}" -- \
 		mpirun.openmpi --leave-session-attached -n "$n" --host "$hosts" --bind-to none \
 		--mca plm_rsh_agent "$na emu rsh-agent" --mca plm_rsh_no_tree_spawn 1 \
 		--mca btl tcp,self --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 --mca pml ob1 \
@@ -94,7 +96,7 @@ mpich() {
 	shift
 	local genv=(-genv UCX_TLS tcp,self -genv UCX_NET_DEVICES eth0)
 	for kv in "$@"; do genv+=(-genv "${kv%%=*}" "${kv#*=}"); done
-	"$na" emu run "$PREFIX" --host "$first" --timeout 20m -- \
+	"$na" emu run "$PREFIX" --host "$first" --timeout "${MPICH_TIMEOUT:-6m}" -- \
 		mpiexec.hydra -launcher rsh -launcher-exec "$WORK/rsh" -hosts "${hosts//:1/}" -n "$n" -iface eth0 \
 		"${genv[@]}" "$WORK/collbench-mpich" bcast "$SIZES" "$WARMUP" "$REPS" >"$dir/mpich-$label.out" 2>&1 || {
 		echo "tune-proof: MPICH $label failed (see $dir/mpich-$label.out)" >&2

@@ -93,7 +93,9 @@ type Comm interface {
 	// communicator; rank i of the result is ranks[i]) with its own matching
 	// context. Every listed rank must call Sub with the same list, in the same
 	// order relative to its other Sub calls with that list; no communication
-	// takes place. A caller not in ranks gets ErrNotMember.
+	// takes place, except on comm/mpi, where Sub is MPI_Comm_create_group and
+	// returns once every listed rank has called it. A caller not in ranks
+	// gets ErrNotMember.
 	Sub(ranks []int) (Comm, error)
 	// Identity describes the calling rank (Rank is its rank in this communicator).
 	Identity() Identity

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -445,5 +446,72 @@ func TestResumeKeepsCheckpointedPairs(t *testing.T) {
 	opt.Advance, opt.Progress = nil, nil
 	if _, err := run(context.Background(), opt); err == nil || !strings.Contains(err.Error(), "resume") {
 		t.Errorf("resuming a standard discovery at thorough: %v", err)
+	}
+}
+
+// TestDefaultDemoAcrossNoiseSeeds: the demo a new user runs first
+// (discover on grid5000-4sites) is right whatever the noise draws: over
+// noise seeds 1-12 the tree predicts at least 95% of the 2016 host pairs'
+// one-way latencies within 5%, finds the four sites exactly, and labels
+// each WAN link (an edge of a millisecond or more) within 15% of the 1
+// Gbit/s that bulk transfers across it achieve (the hosts' NICs are the
+// bottleneck; the WAN links carry 10 Gbit/s).
+func TestDefaultDemoAcrossNoiseSeeds(t *testing.T) {
+	p, err := platform.Load("grid5000-4sites")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := p.NumRanks()
+	sites := truthLevel(t, p, "switch")
+	var pairs [][2]int
+	for a := 0; a < n; a++ {
+		for b := a + 1; b < n; b++ {
+			pairs = append(pairs, [2]int{a, b})
+		}
+	}
+	const nic = 1e9 / 8
+	for seed := int64(1); seed <= 12; seed++ {
+		var out *Outcome
+		_, err := sim.Run(context.Background(), p, sim.Options{Seed: seed}, func(ctx context.Context, c comm.Comm) error {
+			o, err := Run(ctx, c, DefaultOptions())
+			if c.Rank() == 0 {
+				out = o
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		paths, err := out.Topology.Paths()
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		_, s, err := metrics.LatencyRatios(pairs, paths.PathLatency, func(a, b int) (float64, error) { return p.Route(a, b).LatencyS, nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Within5 < 0.95 {
+			t.Errorf("seed %d: %.1f%% of host pairs within 5%% of their latency, want >= 95%%", seed, 100*s.Within5)
+		}
+		if v := bestNMI(out.Topology.Levels, sites, n); v < 1-1e-9 {
+			t.Errorf("seed %d: sites found at NMI %.4f, want 1", seed, v)
+		}
+		wan := 0
+		for _, e := range out.Topology.Tree.Edges {
+			if e.LatencyS < 1e-3 {
+				continue
+			}
+			wan++
+			if e.Bandwidth == nil || math.Abs(*e.Bandwidth/nic-1) > 0.15 {
+				got := 0.0
+				if e.Bandwidth != nil {
+					got = *e.Bandwidth
+				}
+				t.Errorf("seed %d: WAN edge %s-%s labelled %.1f MB/s, want within 15%% of %.0f MB/s", seed, e.A, e.B, got/1e6, nic/1e6)
+			}
+		}
+		if wan != 3 {
+			t.Errorf("seed %d: %d WAN edges (>= 1 ms) in the tree, want 3 (Bordeaux, Grenoble, Toulouse to Lyon)", seed, wan)
+		}
 	}
 }

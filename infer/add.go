@@ -395,7 +395,21 @@ func (ad *Adder) Add(t *Tree, first int) error {
 			lo := (2*dab + ra.Min - upper(rb)) / 4
 			hi := (2*dab + upper(ra) - rb.Min) / 4
 			tol := tolerance(dab, ra, rb)
-			sw, at, first, last = snap(t, path, steps, pos, lo-tol, hi+tol)
+			sw, at, _, _ = snap(t, path, steps, pos, lo-tol, hi+tol)
+			if sw >= 0 {
+				// Pruning goes by a wider interval than the choice of
+				// X. The tree's own edges carry the errors of the
+				// far measurements that placed them: a host hung
+				// from a far host's branching point leaves a copy of
+				// its switch microseconds off, and an interval that
+				// misses that copy by less than its own width prunes
+				// the copy's branch — the rest of the tree beyond
+				// it — and H hangs in the wrong site. Widening costs
+				// a measurement at most; a wrong prune costs the
+				// placement.
+				w := (hi - lo) / 2
+				_, _, first, last = snap(t, path, steps, pos, lo-tol-w, hi+tol+w)
+			}
 			return
 		}
 		pos, sw, at, first, last := branch()

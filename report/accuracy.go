@@ -25,6 +25,15 @@ type Accuracy struct {
 	// LatencySampled is the number of measured pairs when Latency covers
 	// an evenly spaced subset of them (0 when it covers all).
 	LatencySampled int
+	// TruthLatency compares the tree's path latency with the platform's
+	// route latency for every host pair, measured or not: the measured
+	// pairs alone hide a misplaced site, since the inference measured the
+	// misplaced hosts against the ones they were placed by. Nil without a
+	// platform.
+	TruthLatency *metrics.LatencySummary
+	// TruthLatencySampled is the number of host pairs when TruthLatency
+	// covers an evenly spaced subset of them (0 when it covers all).
+	TruthLatencySampled int
 }
 
 // maxRatioPairs bounds the pairs of the latency-ratio summary.
@@ -73,6 +82,25 @@ func accuracy(t *topo.Topology, truth []topo.Level, plat *platform.Platform, ds 
 				return nil, fmt.Errorf("accuracy: shared-link queries: %w", err)
 			}
 			a.Links, a.LinkEndpoints = &res, len(ends)
+		}
+		pairs := metrics.AllPairs(ends)
+		if len(pairs) > maxRatioPairs {
+			a.TruthLatencySampled = len(pairs)
+			step := (len(pairs) + maxRatioPairs - 1) / maxRatioPairs
+			var kept [][2]int
+			for i := 0; i < len(pairs); i += step {
+				kept = append(kept, pairs[i])
+			}
+			pairs = kept
+		}
+		if len(pairs) > 0 {
+			_, sum, err := metrics.LatencyRatios(pairs, paths.PathLatency, func(a, b int) (float64, error) {
+				return plat.Route(a, b).LatencyS, nil
+			})
+			if err != nil {
+				return nil, fmt.Errorf("accuracy: latency against the platform: %w", err)
+			}
+			a.TruthLatency = &sum
 		}
 	}
 	if ds != nil && ds.RTT != nil && len(ds.RTT.Pairs) > 0 && t.Size <= MaxMatrixRanks && ds.World.Size <= MaxMatrixRanks {

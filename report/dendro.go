@@ -118,7 +118,10 @@ func (p *dendroPlotter) Plot(c draw.Canvas, plt *plot.Plot) {
 		y := trY(p.ty(cl.Height))
 		c.StrokeLines(p.cut, []vg.Point{{X: c.Min.X, Y: y}, {X: c.Max.X, Y: y}})
 		p.text.Handler = plt.TextHandler
-		c.FillText(p.text, vg.Point{X: c.Max.X - 4, Y: y + 3}, cl.Label)
+		// Left-aligned from the axis: the SVG names fonts the browser may
+		// replace by a wider one, and a right-aligned label then ran off
+		// the plot's right edge.
+		c.FillText(p.text, vg.Point{X: c.Min.X + 4, Y: y + 3}, cl.Label)
 	}
 }
 
@@ -201,7 +204,13 @@ func dendrogramPlot(d *cluster.Dendrogram, cuts []CutLine, yLabel string, unit f
 		hi = math.Max(hi, m.Height)
 	}
 	for _, c := range cuts {
+		// Every cut is drawn: the axis spans them as well as the merges
+		// (at 4096 ranks the host cut lay below a band of merges that
+		// started the axis at 18 us, and was listed but not drawn).
 		hi = math.Max(hi, c.Height)
+		if c.Height > 0 {
+			lo = math.Min(lo, c.Height)
+		}
 	}
 	dp := &dendroPlotter{links: links, n: d.N, cuts: cuts, top: hi * 1.08, ty: func(v float64) float64 { return v }}
 	dp.line = draw.LineStyle{Color: color.RGBA{R: 0x1f, G: 0x3a, B: 0x5f, A: 0xff}, Width: vg.Points(0.8)}
@@ -209,7 +218,7 @@ func dendrogramPlot(d *cluster.Dendrogram, cuts []CutLine, yLabel string, unit f
 		dp.line.Width = vg.Points(0.4)
 	}
 	dp.cut = draw.LineStyle{Color: color.RGBA{R: 0xc0, G: 0x39, B: 0x2b, A: 0xff}, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}
-	dp.text = draw.TextStyle{Color: dp.cut.Color, Font: p.Y.Label.TextStyle.Font, XAlign: draw.XRight, YAlign: draw.YBottom}
+	dp.text = draw.TextStyle{Color: dp.cut.Color, Font: p.Y.Label.TextStyle.Font, XAlign: draw.XLeft, YAlign: draw.YBottom}
 	dp.text.Font.Size = vg.Points(9)
 	if !math.IsInf(lo, 1) && hi/lo > 20 {
 		// Heights spanning decades (socket vs site) would squash the lower
@@ -245,6 +254,13 @@ func dendrogramPlot(d *cluster.Dendrogram, cuts []CutLine, yLabel string, unit f
 			ticks = append(ticks, plot.Tick{Value: float64(k), Label: s})
 		}
 		p.X.Tick.Marker = plot.ConstantTicks(ticks)
+		if d.N > 24 {
+			// Side by side, 64 rank numbers ran into each other; upright
+			// and smaller, each keeps its leaf's width.
+			p.X.Tick.Label.Rotation = math.Pi / 2
+			p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YCenter
+			p.X.Tick.Label.Font.Size = vg.Points(7.5)
+		}
 	} else {
 		p.X.Tick.Marker = plot.ConstantTicks(nil)
 	}

@@ -13,9 +13,11 @@ import (
 )
 
 // LoadDir reads a discovery directory: DIR/topology.json (required),
-// DIR/dataset.json and DIR/model.json (each optional). The distance
-// matrix and dendrogram are left for Build to recompute from the dataset
-// with DistanceFromDataset and HierarchyOf.
+// DIR/dataset.json, DIR/model.json and DIR/hierarchy.json (each
+// optional). With discover's hierarchy.json the distance matrix and
+// dendrogram are discover's (TreeDistance and the saved merges); without
+// it they are left for Build to recompute from the dataset with
+// DistanceFromDataset and HierarchyOf.
 func LoadDir(dir string) (Input, error) {
 	var in Input
 	t, err := topo.ReadFile(filepath.Join(dir, "topology.json"))
@@ -30,7 +32,6 @@ func LoadDir(dir string) (Input, error) {
 			return in, fmt.Errorf("report: %s has %d ranks, topology.json %d", dsPath, ds.World.Size, t.Size)
 		}
 		in.Dataset = ds
-		in.Title = ds.World.Platform
 	case !errors.Is(err, fs.ErrNotExist):
 		return in, fmt.Errorf("report: %w", err)
 	}
@@ -40,6 +41,20 @@ func LoadDir(dir string) (Input, error) {
 		in.Model = m
 	case !errors.Is(err, fs.ErrNotExist):
 		return in, fmt.Errorf("report: %w", err)
+	}
+	h, dist, err := readHierarchy(filepath.Join(dir, HierarchyFileName), t.Size)
+	if err != nil {
+		return in, fmt.Errorf("report: %w", err)
+	}
+	if h != nil && dist == TreeDistanceName {
+		// discover's own report: the same matrix and dendrogram.
+		if in.Distance, err = TreeDistance(in.Dataset, t); err != nil {
+			return in, fmt.Errorf("report: %w", err)
+		}
+		in.Hierarchy = h
+	}
+	if in.Dataset != nil {
+		in.Title = WorldTitle(in.Dataset.World)
 	}
 	if in.Title == "" {
 		in.Title = filepath.Base(filepath.Clean(dir))

@@ -262,9 +262,11 @@ func heatmapFigure(d *cluster.Matrix, levels []topo.Level, what string, unit fun
 	bar.X.Min, bar.X.Max, bar.Y.Min, bar.Y.Max = 0, 1, 0, 1
 	bar.Y.Padding = 0
 	bar.Y.Tick.Marker = barTicks{s: s, unit: unit}
-	bar.Y.Label.Text = what
+	// The title names the quantity; the bar's own label only says how it
+	// is scaled (the full name, "one-way latency on the inferred tree",
+	// ran past both ends of the bar in a browser's stand-in font).
 	if s.log {
-		bar.Y.Label.Text += " (log scale)"
+		bar.Y.Label.Text = "log scale"
 	}
 
 	const w, h = 620, 540

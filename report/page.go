@@ -19,8 +19,15 @@ var funcs = template.FuncMap{
 		}
 		return formatBandwidth(v)
 	},
-	"f3":  func(v float64) string { return fmt.Sprintf("%.3f", v) },
-	"pct": func(v float64) string { return fmt.Sprintf("%.1f %%", 100*v) },
+	"f3": func(v float64) string { return fmt.Sprintf("%.3f", v) },
+	// pct keeps two significant digits below 0.1 %: at 4096 ranks the
+	// inference measures 0.04 % of the pairs, which "0.0 %" hides.
+	"pct": func(v float64) string {
+		if p := 100 * v; p > 0 && p < 0.095 {
+			return fmt.Sprintf("%.2g %%", p)
+		}
+		return fmt.Sprintf("%.1f %%", 100*v)
+	},
 	"num": func(v float64) string { return trimNum(v) },
 	// ratio of between to within (how much farther other groups are).
 	"ratio": func(between, within float64) string {
@@ -144,7 +151,7 @@ code{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.92em;backgroun
 {{end}}</tbody></table></div>{{else}}<p class="note">Neither the topology nor a dataset records the measurement cost.</p>{{end}}
 </section>
 
-{{if or .Acc.Levels .Acc.Links .Acc.Latency}}<section id="accuracy">
+{{if or .Acc.Levels .Acc.Links .Acc.Latency .Acc.TruthLatency}}<section id="accuracy">
 <h2>Accuracy</h2>
 {{if .Acc.Levels}}<p class="lead">Each true level of {{with .In.TruthName}}platform {{.}}{{else}}the truth{{end}} against the found level that matches it best (highest NMI). NMI and ARI are 1 for identical partitions; accuracy is the share of ranks put in the right group (seed 003, Eq. 3.7-3.9).</p>
 <div class="tablewrap"><table>
@@ -159,6 +166,10 @@ code{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.92em;backgroun
 <p class="lead">Tree path latency divided by measured one-way latency (RTT/2) for {{if $.Acc.LatencySampled}}an evenly spaced sample of {{.Pairs}} of the {{$.Acc.LatencySampled}} measured pairs{{else}}each of the {{.Pairs}} measured pairs{{end}}; a faithful tree puts the ratios near 1.</p>
 <div class="tablewrap"><table><thead><tr><th>Pairs</th><th>Within 5 %</th><th>Within 10 %</th><th>Min</th><th>Median</th><th>Mean</th><th>Max</th></tr></thead>
 <tbody><tr><td>{{.Pairs}}</td><td>{{pct .Within5}}</td><td>{{pct .Within10}}</td><td>{{f3 .Min}}</td><td>{{f3 .Median}}</td><td>{{f3 .Mean}}</td><td>{{f3 .Max}}</td></tr></tbody></table></div>{{end}}
+{{with .Acc.TruthLatency}}<h3>Latency: tree vs truth</h3>
+<p class="lead">Tree path latency divided by the platform's one-way route latency for {{if $.Acc.TruthLatencySampled}}an evenly spaced sample of {{.Pairs}} of the {{$.Acc.TruthLatencySampled}} host pairs{{else}}every one of the {{.Pairs}} host pairs, measured or not{{end}} (as <code>netaware topo compare</code> counts them).</p>
+<div class="tablewrap"><table><thead><tr><th>Pairs</th><th>Within 5 %</th><th>Within 10 %</th><th>Min</th><th>Median</th><th>Mean</th><th>Max</th></tr></thead>
+<tbody><tr><td>{{.Pairs}}</td><td class="{{if ge .Within5 0.95}}good{{else if lt .Within5 0.8}}bad{{end}}">{{pct .Within5}}</td><td>{{pct .Within10}}</td><td>{{f3 .Min}}</td><td>{{f3 .Median}}</td><td>{{f3 .Mean}}</td><td>{{f3 .Max}}</td></tr></tbody></table></div>{{end}}
 </section>{{end}}
 
 {{if .Model}}<section id="model">

@@ -44,12 +44,17 @@ type Input struct {
 	TruthName string
 	Platform  *platform.Platform
 	Model     *model.File
-	// Seed draws the random shared-link queries.
+	// Seed draws the random shared-link queries (DefaultSeed unless a
+	// user asks for another draw).
 	Seed uint64
 	// SVGOnly skips the PNG copies of the plots (the page embeds the SVG
 	// ones): rasterising is most of a report's cost.
 	SVGOnly bool
 }
+
+// DefaultSeed is the seed of the shared-link queries of discover's report
+// and of 'netaware report' by default, so that both draw the same queries.
+const DefaultSeed = 1
 
 // Output is a built report: the HTML page and the standalone plot files
 // (by file name).
@@ -148,11 +153,15 @@ func Build(in Input) (*Output, error) {
 		if err != nil {
 			return nil, fmt.Errorf("report: dendrogram cuts: %w", err)
 		}
-		unit, yl := formatSeconds, "merge height"
+		// The axis says only "merge height": the section's text names
+		// the distance, and a browser's stand-in font drew the long label
+		// ("merge height (one-way latency on the inferred tree)") past
+		// both ends of the axis.
+		unit := formatSeconds
 		if in.Distance != nil {
-			unit, yl = in.Distance.Unit, "merge height ("+in.Distance.Name+")"
+			unit = in.Distance.Unit
 		}
-		p, err := dendrogramPlot(h.Dendrogram, cuts, yl, unit)
+		p, err := dendrogramPlot(h.Dendrogram, cuts, "merge height", unit)
 		if err != nil {
 			return nil, fmt.Errorf("report: dendrogram: %w", err)
 		}
@@ -234,6 +243,13 @@ func WriteDir(dir string, in Input) ([]string, *Output, error) {
 	paths := []string{filepath.Join(dir, "report.html")}
 	if err := atomicfile.WriteFile(paths[0], out.HTML); err != nil {
 		return nil, nil, fmt.Errorf("report: %w", err)
+	}
+	if in.Hierarchy != nil && in.Distance != nil && in.Distance.Name == TreeDistanceName {
+		p := filepath.Join(dir, HierarchyFileName)
+		if err := writeHierarchy(p, in.Hierarchy, in.Distance.Name); err != nil {
+			return nil, nil, fmt.Errorf("report: %w", err)
+		}
+		paths = append(paths, p)
 	}
 	names := make([]string, 0, len(out.Files))
 	for n := range out.Files {

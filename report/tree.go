@@ -30,7 +30,9 @@ type tnode struct {
 	name        string
 	upLat, upBW float64
 	absorbed    bool
-	column      bool // children (all boxes) drawn as a vertical list
+	column      bool    // children (all boxes) drawn as a vertical list
+	colW        float64 // a column's box width (its widest text's)
+	boxW        float64 // a box's drawn width
 	x, y, w     float64
 	depth       int
 }
@@ -423,22 +425,29 @@ func layout(root *tnode) (width, height float64) {
 		maxY = math.Max(maxY, n.y+20)
 		switch {
 		case n.column:
-			// Trunk under the switch, boxes to its right, one per row.
+			// Trunk under the switch, boxes to its right, one per row, as
+			// wide as the widest text among them.
 			n.x = next + 44
+			withLink := sharedLabel(n) == ""
+			n.colW = colBoxW
+			for _, c := range n.children {
+				n.colW = math.Max(n.colW, boxWidth(c, withLink))
+			}
 			for k, c := range n.children {
-				c.depth, c.w = depth+1, 0
-				c.x = n.x + 14 + colBoxW/2
+				c.depth, c.w, c.boxW = depth+1, 0, n.colW
+				c.x = n.x + 14 + n.colW/2
 				c.y = n.y + 58 + float64(k)*colRowH
 				maxY = math.Max(maxY, c.y+22)
 			}
-			next += 44 + 14 + colBoxW + 16
+			next += 44 + 14 + n.colW + 16
 		case len(n.children) == 0:
 			w := slotSwitch
 			switch n.kind {
 			case kindRank:
 				w = slotRank
 			case kindBox:
-				w = slotBox
+				w = math.Max(slotBox, boxWidth(n, false)+12)
+				n.boxW = w - 12
 			}
 			n.w = w
 			n.x = next + w/2
@@ -547,11 +556,18 @@ func treeSVG(root *tnode, tooltip func(rank int) string) []byte {
 	simplify(root)
 	width, height := layout(root)
 	var b bytes.Buffer
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="tree" viewBox="0 0 %.0f %.0f" width="%.0f" height="%.0f" role="img" aria-label="topology tree" font-family="Helvetica, Arial, sans-serif">`+"\n", width, height, width, height)
-	b.WriteString(`<style>.e{stroke:#8a99ad;stroke-width:1.4;fill:none}.el{font-size:10px;fill:#33445c;paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}.sw{fill:#1f3a5f}.swt{fill:#fff;font-size:11px;font-weight:600}.rk{fill:#e8f0fa;stroke:#1f3a5f;stroke-width:1.2}.rkt{fill:#1f3a5f;font-size:10px}.bx{fill:#fdf3e1;stroke:#c98a1b;stroke-width:1.2}.bxt{fill:#5c3d05;font-size:11px}.bxs{fill:#7a5a20;font-size:9.5px}</style>` + "\n")
+	style := `<style>.e{stroke:#8a99ad;stroke-width:1.4;fill:none}.el{font-size:10px;fill:#33445c;paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}.sw{fill:#1f3a5f}.swt{fill:#fff;font-size:11px;font-weight:600}.rk{fill:#e8f0fa;stroke:#1f3a5f;stroke-width:1.2}.rkt{fill:#1f3a5f;font-size:10px}.bx{fill:#fdf3e1;stroke:#c98a1b;stroke-width:1.2}.bxt{fill:#5c3d05;font-size:11px}.bxs{fill:#7a5a20;font-size:9.5px}</style>` + "\n"
 	var edges, nodes bytes.Buffer
 	label := func(x, y float64, anchor, s string) {
 		if s != "" {
+			// The drawing grows to hold every label: a switch's "each
+			// ..." label starts at its trunk and may reach past the
+			// last child.
+			right := x + textWidth(s, fontEdge)
+			if anchor == "middle" {
+				right = x + textWidth(s, fontEdge)/2
+			}
+			width = math.Max(width, right+treeMargin/2)
 			fmt.Fprintf(&edges, `<text class="el" x="%.1f" y="%.1f" text-anchor="%s">%s</text>`+"\n", x, y, anchor, html.EscapeString(s))
 		}
 	}
@@ -573,7 +589,7 @@ func treeSVG(root *tnode, tooltip func(rank int) string) []byte {
 		}
 		for _, c := range n.children {
 			if n.column {
-				fmt.Fprintf(&edges, `<path class="e" d="M%.1f %.1fH%.1f"/>`+"\n", n.x, c.y, c.x-colBoxW/2)
+				fmt.Fprintf(&edges, `<path class="e" d="M%.1f %.1fH%.1f"/>`+"\n", n.x, c.y, c.x-c.boxW/2)
 			} else {
 				midY := (n.y + c.y) / 2
 				// Orthogonal elbow edges: down from the parent, along a bus,
@@ -600,6 +616,8 @@ func treeSVG(root *tnode, tooltip func(rank int) string) []byte {
 		}
 	}
 	walk(root)
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="tree" viewBox="0 0 %.0f %.0f" width="%.0f" height="%.0f" role="img" aria-label="topology tree" font-family="Helvetica, Arial, sans-serif">`+"\n", width, height, width, height)
+	b.WriteString(style)
 	b.Write(edges.Bytes())
 	b.Write(nodes.Bytes())
 	b.WriteString("</svg>\n")
@@ -618,31 +636,75 @@ func drawNode(w *bytes.Buffer, n *tnode, tooltip func(int) string, withLink bool
 		fmt.Fprintf(w, `<g><title>%s</title><circle class="rk" cx="%.1f" cy="%.1f" r="12"/><text class="rkt" x="%.1f" y="%.1f" text-anchor="middle">%d</text></g>`+"\n",
 			html.EscapeString(tooltip(n.rank)), n.x, n.y, n.x, n.y+3.5, n.rank)
 	case kindBox:
-		bw := colBoxW // in a column
-		if n.w > 0 {
-			bw = n.w - 12
-		}
-		title := fmt.Sprintf("%d ranks", len(n.ranks))
-		if n.name != "" {
-			title = n.name + " · " + title
-		}
-		sub := rangeLabel(n.ranks)
-		if n.absorbed || withLink {
-			if s := linkLabel(n.lat, n.latMax, n.bw); s != "" {
-				sub += " · " + s
-			}
-		}
-		if n.absorbed && withLink {
-			if s := linkLabel(n.upLat, n.upLat, n.upBW); s != "" {
-				title += " · ↑" + s
-			}
-		}
-		if n.switches > 0 {
-			sub += fmt.Sprintf(" · %d sw", n.switches)
-		}
+		bw := n.boxW
+		title, sub := boxLabels(n, withLink)
 		fmt.Fprintf(w, `<g><title>ranks %s</title><rect class="bx" x="%.1f" y="%.1f" width="%.1f" height="34" rx="6"/><text class="bxt" x="%.1f" y="%.1f" text-anchor="middle">%s</text><text class="bxs" x="%.1f" y="%.1f" text-anchor="middle">%s</text></g>`+"\n",
 			html.EscapeString(shorten(topo.FormatRanks(n.ranks), 200)), n.x-bw/2, n.y-14, bw, n.x, n.y, html.EscapeString(title), n.x, n.y+13, html.EscapeString(sub))
 	}
+}
+
+// boxLabels are a box's two lines: its name and size, then its ranks, and
+// (absorbed, or withLink: listed in a column whose links differ) its link.
+func boxLabels(n *tnode, withLink bool) (title, sub string) {
+	title = fmt.Sprintf("%d ranks", len(n.ranks))
+	if n.name != "" {
+		title = n.name + " · " + title
+	}
+	sub = rangeLabel(n.ranks)
+	if n.absorbed || withLink {
+		if s := linkLabel(n.lat, n.latMax, n.bw); s != "" {
+			sub += " · " + s
+		}
+	}
+	if n.absorbed && withLink {
+		if s := linkLabel(n.upLat, n.upLat, n.upBW); s != "" {
+			title += " · ↑" + s
+		}
+	}
+	if n.switches > 0 {
+		sub += fmt.Sprintf(" · %d sw", n.switches)
+	}
+	return title, sub
+}
+
+// Font sizes of the tree's texts, in SVG pixels (the style sheet's).
+const (
+	fontEdge  = 10.0
+	fontTitle = 11.0
+	fontSmall = 9.5
+)
+
+// textWidth estimates the drawn width of s at font size px. The SVG is
+// laid out without a font engine, so boxes and the drawing's extent go by
+// Helvetica's advance widths (in em) for the glyphs labels use, 15% wider
+// for the fonts that stand in for it (DejaVu Sans, 10% wider) and a margin.
+func textWidth(s string, px float64) float64 {
+	em := 0.0
+	for _, r := range s {
+		switch {
+		case strings.ContainsRune(" .,·/:il|j'", r):
+			em += 0.25
+		case strings.ContainsRune("ft-r()[]", r):
+			em += 0.32
+		case strings.ContainsRune("kscvxyz", r):
+			em += 0.5
+		case r == 'm' || r == 'M':
+			em += 0.833
+		case r == 'w' || r == 'W':
+			em += 0.9
+		case r >= 'A' && r <= 'Z':
+			em += 0.667
+		default: // digits, most lower-case letters, µ, –, ↑, ×
+			em += 0.556
+		}
+	}
+	return 1.15 * em * px
+}
+
+// boxWidth is the width a box needs for its two lines, padding included.
+func boxWidth(n *tnode, withLink bool) float64 {
+	title, sub := boxLabels(n, withLink)
+	return math.Max(textWidth(title, fontTitle), textWidth(sub, fontSmall)) + 16
 }
 
 func shorten(s string, n int) string {

@@ -242,12 +242,18 @@ func writeDiscovery(dir string, o *discover.Outcome, wf *worldFlags, info worldI
 			return nil, err
 		}
 	}
-	in := report.Input{Title: describeWorld(info), Date: start.UTC().Format("2006-01-02 15:04 UTC"), Topology: o.Topology, Dataset: o.Dataset, Model: m}
+	in := report.Input{Title: describeWorld(info), Date: start.UTC().Format("2006-01-02 15:04 UTC"), Topology: o.Topology, Dataset: o.Dataset, Model: m, Seed: report.DefaultSeed}
 	if len(o.Clustered) == o.Topology.Size && o.Dendrogram != nil {
 		// Every rank was clustered (blind, or one rank per host): show the
-		// very matrix and cuts the levels came from. Otherwise the report
-		// builds its rank-by-rank matrix from the dataset and the tree.
-		in.Distance = &report.Distance{M: o.Distance, Name: "one-way latency on the inferred tree", Unit: topo.FormatSeconds}
+		// dendrogram and cuts the levels came from, over the matrix they
+		// clustered, rebuilt from the files as 'netaware report DIR'
+		// rebuilds it (hierarchy.json keeps the dendrogram). Otherwise the
+		// report builds its rank-by-rank matrix from the dataset and the
+		// tree.
+		var err error
+		if in.Distance, err = report.TreeDistance(o.Dataset, o.Topology); err != nil {
+			return nil, err
+		}
 		in.Hierarchy = &report.Hierarchy{Dendrogram: o.Dendrogram, Cuts: o.Cuts, Linkage: cluster.AverageLinkage}
 	}
 	if info.Kind == "sim" {
@@ -267,13 +273,10 @@ func writeDiscovery(dir string, o *discover.Outcome, wf *worldFlags, info worldI
 }
 
 func describeWorld(info worldInfo) string {
-	switch info.Kind {
-	case "sim":
-		return fmt.Sprintf("%s (simulated, %d ranks)", info.Platform, info.Size)
-	case "tcp":
-		return fmt.Sprintf("%d ranks over TCP", info.Size)
+	if info.Kind == "mpi" && info.Library != "" {
+		return fmt.Sprintf("%d ranks over MPI (%s)", info.Size, info.Library)
 	}
-	return fmt.Sprintf("%d local ranks", info.Size)
+	return report.WorldTitle(probe.World{Kind: info.Kind, Platform: info.Platform, Size: info.Size})
 }
 
 // printSummary prints the levels with group counts and sizes, typical

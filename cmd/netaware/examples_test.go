@@ -259,3 +259,114 @@ func TestREADMEWalk(t *testing.T) {
 		}
 	}
 }
+
+// docExamples returns the netaware command lines of a Markdown file's
+// shell code blocks (fenced as sh, bash, shell or bare), in order,
+// continuation lines joined, each prefixed with the variable assignments
+// (NAME=value lines) seen before it on the page. Other lines (other
+// programs, comments, output such as "netaware: ...") are not examples.
+func docExamples(md string) []example {
+	var out []example
+	block, shell := false, false
+	var pending, vars string
+	for _, raw := range strings.Split(md, "\n") {
+		line := strings.TrimSpace(raw)
+		if strings.HasPrefix(line, "```") {
+			block = !block
+			shell = block && (line == "```" || line == "```sh" || line == "```bash" || line == "```shell")
+			pending = ""
+			continue
+		}
+		if !shell {
+			continue
+		}
+		if pending != "" {
+			line = pending + " " + line
+			pending = ""
+		}
+		if strings.HasSuffix(line, `\`) {
+			pending = strings.TrimSpace(strings.TrimSuffix(line, `\`))
+			continue
+		}
+		if assignment.MatchString(line) {
+			vars += line + "; "
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) >= 2 && f[0] == "netaware" && !strings.HasSuffix(f[1], ":") && !synopsis(line) {
+			out = append(out, example{line: vars + line})
+		}
+	}
+	return out
+}
+
+var assignment = regexp.MustCompile(`^(export )?[A-Z_][A-Z0-9_]*=\S+$`)
+
+// synopsis reports whether a line shows a command's form rather than a
+// command to run: placeholders (PLATFORM, [--json], a|b), or a listing
+// that describes each command after a column gap.
+func synopsis(line string) bool {
+	code, _, _ := strings.Cut(line, "#")
+	switch {
+	case placeholder.MatchString(code), strings.ContainsAny(code, "[]"), strings.Contains(code, "|") && !strings.Contains(code, "| "):
+		return true
+	}
+	// "netaware probe rtt        Shirai's ping-pong RTT ...": a gap of
+	// several spaces followed by words that are not a comment.
+	return regexp.MustCompile(`\S {2,}[^ #-]`).MatchString(code)
+}
+
+var placeholder = regexp.MustCompile(`(^|[ =])[A-Z]{2,}([ ]|$)`)
+
+// TestDocsExamplesFinish runs the netaware commands of every docs page's
+// sh blocks in order, each page in a directory of its own holding the
+// --help examples' fixtures, and checks each finishes within 2 minutes and
+// exits 0. Opt-in with the other examples (NETAWARE_EXAMPLES=1).
+func TestDocsExamplesFinish(t *testing.T) {
+	if os.Getenv("NETAWARE_EXAMPLES") == "" {
+		t.Skip("set NETAWARE_EXAMPLES=1 to run every docs example")
+	}
+	pages, err := filepath.Glob("../../docs/*.md")
+	if err != nil || len(pages) == 0 {
+		t.Fatalf("no docs pages: %v", err)
+	}
+	bin := buildNetaware(t)
+	fixtures := t.TempDir()
+	exampleFixtures(t, bin, fixtures)
+	ran := 0
+	for _, page := range pages {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exs := docExamples(string(b))
+		if len(exs) == 0 {
+			continue
+		}
+		t.Run(filepath.Base(page), func(t *testing.T) {
+			dir := t.TempDir()
+			if err := exec.Command("sh", "-c", "cp -r '"+fixtures+"'/. '"+dir+"'").Run(); err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range exs {
+				if why := skipReason(e.line); why != "" {
+					t.Logf("skip %s: %s", e.line, why)
+					continue
+				}
+				ran++
+				runExample(t, bin, dir, e)
+			}
+		})
+	}
+	if ran < 20 {
+		t.Errorf("only %d docs examples ran; the parser misses some", ran)
+	}
+}
+
+func TestDocExamplesParse(t *testing.T) {
+	md := "text\n```sh\nnetaware a \\\n  --b c   # why\necho not ours\n```\n```\nnetaware: an error shown\nnetaware discover: a notice\n```\n```json\nnetaware x\n```\n```bash\nALG=b,c\nX=1 mpiexec ./app\nnetaware d $ALG\n```\n```\nnetaware probe rtt     RTT of every pair (seed 002)\nnetaware topo show FILE [--json]\nnetaware report DIR\nnetaware topo convert IN --from lgate|slurm\n```\n"
+	got := docExamples(md)
+	if len(got) != 2 || got[0].line != "netaware a --b c   # why" || got[1].line != "ALG=b,c; netaware d $ALG" {
+		t.Errorf("docExamples = %+v", got)
+	}
+}

@@ -240,7 +240,7 @@ func (cf *campaignFlags) worldDesc(size int) probe.World {
 	case cf.wf.local > 0:
 		w.Kind = "local"
 	default:
-		w.Kind = "tcp"
+		w.Kind = liveWorldKind(cf.wf)
 	}
 	return w
 }

@@ -84,7 +84,7 @@ leaves the accuracy section out.`,
 	f.StringVar(&truthArg, "truth", "", "ground truth: a platform (built-in name or platform.yaml), a topology.json, or none")
 	f.StringVar(&date, "date", "", "date printed in the header (default: now, UTC)")
 	f.StringVar(&title, "title", "", "title (default: the dataset's platform, else the directory name)")
-	f.Uint64Var(&seed, "seed", 1, "seed of the random shared-link queries")
+	f.Uint64Var(&seed, "seed", report.DefaultSeed, "seed of the random shared-link queries")
 	return cmd
 }
 

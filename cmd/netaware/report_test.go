@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -97,5 +98,42 @@ func TestReportCommandBadInput(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "dataset.json"), []byte(`{"version": 1, "world": {"size": 2}, "rtt": {"pairs": [{"a": 0, "b": 7}]}}`), 0o644)
 	if _, err := runTopoCLI(t, "report", dir); err == nil || !strings.Contains(err.Error(), "dataset.json") {
 		t.Errorf("bad dataset: %v", err)
+	}
+}
+
+// TestReportDirRebuildsDiscoversReport: 'netaware report DIR' on a
+// discovery directory gives discover's own report, byte for byte but the
+// date: the same title, matrix, dendrogram, cuts and numbers (blind, so
+// that every rank is clustered and the dendrogram is the levels' own).
+func TestReportDirRebuildsDiscoversReport(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := runTopoCLI(t, "discover", "--platform", "zhu-2racks", "--blind", "-q", "--out", dir); err != nil {
+		t.Fatal(err)
+	}
+	first, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, report.HierarchyFileName)); err != nil {
+		t.Fatalf("discover did not keep its dendrogram: %v", err)
+	}
+	date := regexp.MustCompile(`\d{4}-\d\d-\d\d \d\d:\d\d UTC`).Find(first)
+	if date == nil {
+		t.Fatal("discover's report has no date")
+	}
+	if _, err := runTopoCLI(t, "report", dir, "--date", string(date)); err != nil {
+		t.Fatal(err)
+	}
+	again, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(first) != string(again) {
+		a, b := string(first), string(again)
+		i := 0
+		for i < len(a) && i < len(b) && a[i] == b[i] {
+			i++
+		}
+		t.Fatalf("report DIR differs from discover's report at byte %d:\ndiscover: %.300s\nreport:   %.300s", i, a[max(0, i-100):], b[max(0, i-100):])
 	}
 }

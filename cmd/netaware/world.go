@@ -48,8 +48,9 @@ func (wf *worldFlags) oneRankPerProcess() bool { return wf.platform == "" && wf.
 // worldInfo says what a command ran on, for its first line of output and
 // for the dataset.
 type worldInfo struct {
-	Kind        string // "sim", "tcp" or "local"
+	Kind        string // "sim", "tcp", "mpi" or "local"
 	Platform    string
+	Library     string // the MPI library's version line (mpi only)
 	Size        int
 	VirtualTime time.Duration // simulator only
 }
@@ -67,6 +68,9 @@ func runWorld(ctx context.Context, wf *worldFlags, body func(ctx context.Context
 		return worldInfo{Kind: "local", Size: wf.local}, local.Run(ctx, wf.local, body)
 	case wf.platform != "":
 		return runSimWorld(ctx, wf, body)
+	}
+	if info, ok, err := runMPIWorld(ctx, wf, body); ok {
+		return info, err
 	}
 	if info, ok, err := runTCPWorld(ctx, wf, body); ok {
 		return info, err

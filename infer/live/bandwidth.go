@@ -10,6 +10,7 @@ import (
 
 	"netaware/comm"
 	"netaware/infer"
+	"netaware/probe"
 )
 
 // Tags of the bandwidth map on its private communicator.
@@ -162,18 +163,15 @@ func (b *bwProber) round(pairs []infer.PairBandwidth) (float64, error) {
 	return mine, nil
 }
 
-// baselinePings is how many one-byte round trips give RTT0. On a real
-// network one of three can miss the floor by hundreds of microseconds (a
-// rank woken late), and a single inflated baseline made a transfer look as
-// if it took no time at all.
+// baselinePings is how many one-byte round trips warm the pair up (a
+// connection made on first use) and give RTT0, the fallback's baseline:
+// one of three could miss the floor by hundreds of microseconds on a real
+// network.
 const baselinePings = 8
 
-// measure sends Reps bulk messages to peer, each acknowledged by a byte;
-// the rate of one transfer is Bytes / (T - RTT0), RTT0 the smallest of
-// baselinePings one-byte round trips, which removes latency and
-// per-message costs. A transfer that took no longer than RTT0 (the
-// baseline still carried a delay the transfer did not) is rated Bytes / T,
-// a lower bound: one bad sample never ends a discovery.
+// measure rates the pair as probe bandwidth does (probe.DifferenceRate):
+// a transfer of Bytes/4 and one of Bytes, each acknowledged by a byte,
+// Reps times; the median rate counts.
 func (b *bwProber) measure(peer int) (float64, error) {
 	one := []byte{0}
 	rtt0 := time.Duration(math.MaxInt64)
@@ -188,21 +186,28 @@ func (b *bwProber) measure(peer int) (float64, error) {
 		rtt0 = min(rtt0, b.c.Now()-t0)
 	}
 	buf := comm.Zeros(b.p.Bytes) // never read: shared by the ranks of a process
-	rates := make([]float64, b.p.Reps)
-	for i := range rates {
+	transfer := func(n int) (time.Duration, error) {
 		t0 := b.c.Now()
-		if err := b.c.Send(b.ctx, peer, tagBulk, buf); err != nil {
+		if err := b.c.Send(b.ctx, peer, tagBulk, buf[:n]); err != nil {
 			return 0, err
 		}
 		if _, err := b.c.Recv(b.ctx, peer, tagBulk, one); err != nil {
 			return 0, err
 		}
-		total := b.c.Now() - t0
-		dt := total - rtt0
-		if dt <= 0 {
-			dt = total
+		return b.c.Now() - t0, nil
+	}
+	short := probe.ShortTransfer(b.p.Bytes)
+	rates := make([]float64, b.p.Reps)
+	for i := range rates {
+		ts, err := transfer(short)
+		if err != nil {
+			return 0, err
 		}
-		rates[i] = float64(b.p.Bytes) / max(dt.Seconds(), 1e-9)
+		tl, err := transfer(b.p.Bytes)
+		if err != nil {
+			return 0, err
+		}
+		rates[i] = probe.DifferenceRate(b.p.Bytes, short, tl, ts, rtt0)
 	}
 	slices.Sort(rates)
 	return rates[len(rates)/2], nil
@@ -220,7 +225,7 @@ func (b *bwProber) serve(peer int) error {
 		}
 	}
 	buf := make([]byte, b.p.Bytes)
-	for i := 0; i < b.p.Reps; i++ {
+	for i := 0; i < 2*b.p.Reps; i++ { // the short and the long transfer of each repetition
 		if _, err := b.c.Recv(b.ctx, peer, tagBulk, buf); err != nil {
 			return err
 		}

@@ -1,0 +1,25 @@
+package report
+
+import (
+	"testing"
+
+	"netaware/probe"
+)
+
+// TestWorldTitleNamesEveryWorld: a report rebuilt from a dataset names the
+// world the measurements came from, the MPI world included.
+func TestWorldTitleNamesEveryWorld(t *testing.T) {
+	for _, c := range []struct {
+		w    probe.World
+		want string
+	}{
+		{probe.World{Kind: "sim", Platform: "zhu-2racks", Size: 32}, "zhu-2racks (simulated, 32 ranks)"},
+		{probe.World{Kind: "tcp", Size: 8}, "8 ranks over TCP"},
+		{probe.World{Kind: "mpi", Size: 8}, "8 ranks over MPI"},
+		{probe.World{Kind: "local", Size: 4}, "4 local ranks"},
+	} {
+		if got := WorldTitle(c.w); got != c.want {
+			t.Errorf("WorldTitle(%+v) = %q, want %q", c.w, got, c.want)
+		}
+	}
+}

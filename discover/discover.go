@@ -19,6 +19,7 @@ import (
 
 	"netaware/cluster"
 	"netaware/comm"
+	"netaware/dataset"
 	"netaware/infer"
 	"netaware/infer/live"
 	"netaware/intern"
@@ -60,7 +61,7 @@ type Options struct {
 	RTT live.Params
 	// PLogP parameterizes the PLogP measurements of the standard and
 	// thorough levels (zero fields: the seed's values).
-	PLogP probe.PLogPParams
+	PLogP dataset.PLogPParams
 	// Gap is the rule that cuts the dendrogram into levels.
 	Gap cluster.GapOptions
 	// Progress, if set, is called on rank 0 with a phase name as each
@@ -79,7 +80,7 @@ type Options struct {
 	// with the dataset so far (the RTT section and the PLogP pairs
 	// measured), as probe.RunHooks.Checkpoint is, so that an interrupted
 	// discovery can keep them.
-	Checkpoint func(ds *probe.Dataset, final bool) error
+	Checkpoint func(ds *dataset.Dataset, final bool) error
 	// Resume, on rank 0, is the dataset an interrupted discovery of the
 	// same world checkpointed: its PLogP pairs are kept and only the
 	// missing ones measured (probe.Campaign.Resume). The identities, the
@@ -87,7 +88,7 @@ type Options struct {
 	// hold the tree, and they are seconds against the PLogP phase's
 	// minutes to days); the PLogP schedule they give must be the one the
 	// dataset was measured with, or Run fails saying so.
-	Resume *probe.Dataset
+	Resume *dataset.Dataset
 }
 
 // DefaultOptions are the standard discovery.
@@ -113,15 +114,15 @@ func TreeGap() cluster.GapOptions {
 // simulation (against 630 ms with 4 repetitions and batches of 1280), so
 // that the C(C+1)/2 pairs of a 512-rank world take seconds. The thorough
 // level uses the seed's values.
-func StandardPLogP() probe.PLogPParams {
-	return probe.PLogPParams{MaxBytes: 1 << 20, Reps: 2, SatMax: 320, MaxExtra: -2}
+func StandardPLogP() dataset.PLogPParams {
+	return dataset.PLogPParams{MaxBytes: 1 << 20, Reps: 2, SatMax: 320, MaxExtra: -2}
 }
 
 // Outcome is what rank 0 gets back (other ranks get nil).
 type Outcome struct {
 	Identities []comm.Identity
 	Topology   *topo.Topology
-	Dataset    *probe.Dataset
+	Dataset    *dataset.Dataset
 	// Distance is the rank-to-rank one-way latency (seconds) predicted by
 	// the inferred tree, the matrix the levels were cut from.
 	Distance *cluster.Matrix
@@ -263,7 +264,7 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 	// Rank 0 derives the levels and, unless fast, the PLogP schedule every
 	// rank needs.
 	var levels []topo.Level
-	var spec *probe.ScheduleSpec
+	var spec *dataset.ScheduleSpec
 	plogp := opt.Level != Fast && c.Size() > 1
 	if me == 0 {
 		if reps == nil {
@@ -294,7 +295,7 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 		}
 	}
 
-	ds := &probe.Dataset{World: probe.World{Size: c.Size()}}
+	ds := &dataset.Dataset{World: dataset.World{Size: c.Size()}}
 	if me == 0 {
 		ds.Ranks = ids
 		ds.RTT = rttSection(reps, tree)
@@ -306,14 +307,14 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 			progress(fmt.Sprintf("plogp (%s schedule)", spec.Mode))
 		}
 		cp := &probe.Campaign{Kind: "plogp", Schedule: *spec, PLogP: plogpParams(opt)}
-		var dsArg *probe.Dataset
+		var dsArg *dataset.Dataset
 		if me == 0 {
 			dsArg = ds
 			if opt.Resume != nil && opt.Resume.PLogP != nil {
 				cp.Resume, ds.PLogP = true, opt.Resume.PLogP
 			}
 		}
-		hooks := probe.RunHooks{Checkpoint: func(*probe.Dataset, bool) error { return nil }, Progress: opt.Advance}
+		hooks := probe.RunHooks{Checkpoint: func(*dataset.Dataset, bool) error { return nil }, Progress: opt.Advance}
 		if opt.Checkpoint != nil {
 			hooks.Checkpoint = opt.Checkpoint
 		}
@@ -360,9 +361,9 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 }
 
 // plogpParams are the PLogP parameters of opt's level.
-func plogpParams(opt Options) probe.PLogPParams {
+func plogpParams(opt Options) dataset.PLogPParams {
 	if opt.Level == Thorough {
-		return probe.PLogPParams{MaxBytes: opt.PLogP.MaxBytes}
+		return dataset.PLogPParams{MaxBytes: opt.PLogP.MaxBytes}
 	}
 	return opt.PLogP
 }
@@ -370,11 +371,11 @@ func plogpParams(opt Options) probe.PLogPParams {
 // resumable checks that an interrupted discovery's PLogP section can be
 // continued under this run's schedule (nil: no PLogP at this level) and
 // returns how many of its pairs are kept.
-func resumable(sec *probe.PLogPSection, params probe.PLogPParams, spec *probe.ScheduleSpec) (int, error) {
+func resumable(sec *dataset.PLogPSection, params dataset.PLogPParams, spec *dataset.ScheduleSpec) (int, error) {
 	if spec == nil {
 		return 0, fmt.Errorf("discover: resume: the interrupted discovery measured PLogP and this level measures none")
 	}
-	plan, err := spec.Plan()
+	plan, err := probe.PlanOf(*spec)
 	if err != nil {
 		return 0, err
 	}
@@ -464,7 +465,7 @@ func checkHostNames(ctx context.Context, c comm.Comm, hosts [][]int, measured []
 		}
 	}
 	me := dup.Rank()
-	prm := probe.RTTParams{Rounds: 2, MaxExchanges: 10, Stale: 5}
+	prm := dataset.RTTParams{Rounds: 2, MaxExchanges: 10, Stale: 5}
 	var mine []byte // mate, rtt for the pairs this rank initiated
 	// A host's first rank is its lowest: it measures its mates in turn,
 	// each mate answers it.
@@ -612,7 +613,7 @@ func (out *Outcome) levelsFromTree(n int, ids []comm.Identity, hosts [][]int, re
 		// generations on one switch, 5 and 40 us, put the fast hosts of
 		// both switches closer to each other than to their own slow
 		// neighbours by path length).
-		upper = insertLevel(upper, topo.Level{Name: "siblings", Groups: sib})
+		upper = imposeLevel(upper, topo.Level{Name: "siblings", Groups: sib})
 	}
 	if bmap != nil {
 		// Where links differ in speed by SlowEdgeRatio or more, the slow
@@ -622,7 +623,7 @@ func (out *Outcome) levelsFromTree(n int, ids []comm.Identity, hosts [][]int, re
 		// stronger signal and its parts take precedence over latency
 		// levels that cross them.
 		if parts, _ := bmap.SlowGroups(SlowEdgeRatio); len(parts) > 1 {
-			upper = insertLevel(upper, topo.Level{Name: "bandwidth", Groups: parts})
+			upper = imposeLevel(upper, topo.Level{Name: "bandwidth", Groups: parts})
 		}
 	}
 	var levels []topo.Level
@@ -664,9 +665,10 @@ func hasSingle(groups [][]int) bool {
 // between a host link and a trunk.
 const SlowEdgeRatio = 3
 
-// insertLevel adds l to levels (finest first) between the levels that
-// refine it and those that coarsen it, dropping the ones that do neither.
-func insertLevel(levels []topo.Level, l topo.Level) []topo.Level {
+// imposeLevel adds l to levels (finest first) between the levels that
+// refine it and those that coarsen it, dropping the ones that do neither
+// (topo.InsertLevel instead keeps the levels and drops l).
+func imposeLevel(levels []topo.Level, l topo.Level) []topo.Level {
 	var below, above []topo.Level
 	for _, x := range levels {
 		switch {
@@ -841,17 +843,17 @@ func topoRanks(ids []comm.Identity, blind bool) []topo.Rank {
 }
 
 // rttSection records the inference's measurements in world ranks.
-func rttSection(reps []int, tree live.Result) *probe.RTTSection {
-	sec := &probe.RTTSection{
-		Schedule:   probe.ScheduleSpec{Mode: "rtt-tree", Ranks: reps},
+func rttSection(reps []int, tree live.Result) *dataset.RTTSection {
+	sec := &dataset.RTTSection{
+		Schedule:   dataset.ScheduleSpec{Mode: "rtt-tree", Ranks: reps},
 		PairsTotal: len(tree.Measured),
 		Complete:   true,
 		Runs:       1,
 	}
 	for _, m := range tree.Measured {
-		sec.Pairs = append(sec.Pairs, probe.PairResult[probe.RTTResult]{
+		sec.Pairs = append(sec.Pairs, dataset.PairResult[dataset.RTTResult]{
 			A: reps[m.A], B: reps[m.B],
-			Result: probe.RTTResult{MinS: m.RTT.Min, MaxS: m.RTT.Max},
+			Result: dataset.RTTResult{MinS: m.RTT.Min, MaxS: m.RTT.Max},
 		})
 	}
 	return sec
@@ -933,13 +935,13 @@ func renameRank(id string, reps []int) string {
 // level (seed 004 Sect. 5.2 bounded by the hierarchy: the C(C+1)/2 pairs
 // of C sockets were 10 minutes of a 2,048-rank discovery; the model
 // gives every socket pair the measurement of the pair standing for it).
-func plogpSchedule(n int, levels []topo.Level, l Level) probe.ScheduleSpec {
+func plogpSchedule(n int, levels []topo.Level, l Level) dataset.ScheduleSpec {
 	all := make([]int, n)
 	for i := range all {
 		all[i] = i
 	}
 	if l == Thorough {
-		return probe.ScheduleSpec{Mode: "serial", Ranks: all}
+		return dataset.ScheduleSpec{Mode: "serial", Ranks: all}
 	}
 	// The finest level whose groups are not all single ranks: the logical
 	// subnets of seed 004 (a host level of one rank per host is a fact,
@@ -951,11 +953,11 @@ func plogpSchedule(n int, levels []topo.Level, l Level) probe.ScheduleSpec {
 			break
 		}
 	}
-	spec := probe.ScheduleSpec{Mode: "representative", Ranks: all, Groups: levels[fi].Groups, Parallel: true}
+	spec := dataset.ScheduleSpec{Mode: "representative", Ranks: all, Groups: levels[fi].Groups, Parallel: true}
 	for _, l := range levels[fi+1:] {
 		spec.Levels = append(spec.Levels, l.Groups)
 	}
-	if _, err := spec.Plan(); err != nil {
+	if _, err := probe.PlanOf(spec); err != nil {
 		// Levels that do not nest cannot bound the pairs: every group
 		// pair is measured.
 		spec.Levels = nil
@@ -965,11 +967,11 @@ func plogpSchedule(n int, levels []topo.Level, l Level) probe.ScheduleSpec {
 
 // specs holds the PLogP schedule once per process: every rank needs it,
 // and it lists every rank in its groups and levels (O(N) each).
-var specs intern.Table[probe.ScheduleSpec]
+var specs intern.Table[dataset.ScheduleSpec]
 
 // shareSpec broadcasts rank 0's schedule to every rank; ranks of one
 // process share one read-only copy.
-func shareSpec(ctx context.Context, c comm.Comm, spec *probe.ScheduleSpec) (*probe.ScheduleSpec, error) {
+func shareSpec(ctx context.Context, c comm.Comm, spec *dataset.ScheduleSpec) (*dataset.ScheduleSpec, error) {
 	var b []byte
 	if c.Rank() == 0 {
 		var err error
@@ -981,8 +983,8 @@ func shareSpec(ctx context.Context, c comm.Comm, spec *probe.ScheduleSpec) (*pro
 	if err != nil {
 		return nil, err
 	}
-	return specs.Get(b, func(b []byte) (*probe.ScheduleSpec, error) {
-		var s probe.ScheduleSpec
+	return specs.Get(b, func(b []byte) (*dataset.ScheduleSpec, error) {
+		var s dataset.ScheduleSpec
 		if err := json.Unmarshal(b, &s); err != nil {
 			return nil, err
 		}

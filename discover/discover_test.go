@@ -13,9 +13,9 @@ import (
 	"netaware/cluster"
 	"netaware/comm"
 	"netaware/comm/sim"
+	"netaware/dataset"
 	"netaware/metrics"
 	"netaware/platform"
-	"netaware/probe"
 	"netaware/topo"
 )
 
@@ -376,7 +376,7 @@ func TestResumeKeepsCheckpointedPairs(t *testing.T) {
 	opt := DefaultOptions()
 	opt.Blind = true
 	var saved []byte
-	opt.Checkpoint = func(ds *probe.Dataset, final bool) error {
+	opt.Checkpoint = func(ds *dataset.Dataset, final bool) error {
 		if saved == nil && !final && ds.PLogP != nil && len(ds.PLogP.Pairs) == stopAfter {
 			var err error
 			if saved, err = json.Marshal(ds); err != nil {
@@ -392,7 +392,7 @@ func TestResumeKeepsCheckpointedPairs(t *testing.T) {
 	if saved == nil {
 		t.Fatal("the checkpoint hook never saw the PLogP pairs")
 	}
-	var resume probe.Dataset
+	var resume dataset.Dataset
 	if err := json.Unmarshal(saved, &resume); err != nil {
 		t.Fatal(err)
 	}

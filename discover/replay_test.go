@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"netaware/comm"
+	"netaware/dataset"
 	"netaware/infer"
 	"netaware/infer/live"
 	"netaware/metrics"
 	"netaware/platform"
-	"netaware/probe"
 )
 
 // replayProber answers seed 002's pair protocol (live.MeasurePair, as
@@ -61,7 +61,7 @@ func loadRec(t *testing.T, name string) (map[[2]int][]float64, int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds, err := probe.Parse(b)
+	ds, err := dataset.Parse(b)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"netaware/internal/atomicfile"
 	"netaware/platform"
 )
 
@@ -140,12 +141,7 @@ func (c *Cluster) save() error {
 	if err != nil {
 		return err
 	}
-	p := statePath(c.StateDir, c.Prefix)
-	tmp := p + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, p)
+	return atomicfile.WriteFile(statePath(c.StateDir, c.Prefix), append(b, '\n'))
 }
 
 // run executes one command, returning its stderr in the error.

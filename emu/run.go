@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"netaware/internal/atomicfile"
 	"netaware/launch"
 )
 
@@ -103,7 +104,7 @@ func (c *Cluster) Run(ctx context.Context, argv []string, o RunOptions) error {
 	}
 	for r := range n {
 		for k, ext := range []string{".out", ".err"} {
-			f, err := os.Create(filepath.Join(dir, strconv.Itoa(r)+ext))
+			f, err := atomicfile.Create(filepath.Join(dir, strconv.Itoa(r)+ext))
 			if err != nil {
 				return err
 			}

@@ -144,6 +144,12 @@ type result struct {
 	err  error
 }
 
+// Defaults of a Spec's zero fields.
+const (
+	DefaultGrace = 5 * time.Second
+	DefaultRsh   = "ssh"
+)
+
 // Run starts the ranks and waits for all of them. It returns nil when every
 // rank exited with status 0, a *RankError naming the first rank that
 // failed, or an error wrapping ctx.Err() after an interrupt.
@@ -155,7 +161,7 @@ func Run(ctx context.Context, s Spec) error {
 		return errors.New("no command")
 	}
 	if s.Grace <= 0 {
-		s.Grace = 5 * time.Second
+		s.Grace = DefaultGrace
 	}
 	if s.Stdout == nil {
 		s.Stdout = os.Stdout
@@ -164,7 +170,7 @@ func Run(ctx context.Context, s Spec) error {
 		s.Stderr = os.Stderr
 	}
 	if s.Rsh == "" {
-		s.Rsh = "ssh"
+		s.Rsh = DefaultRsh
 	}
 	if s.Token == "" {
 		s.Token = os.Getenv(tcp.EnvToken)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"netaware/dataset"
 	"netaware/probe"
 )
 
@@ -20,7 +21,7 @@ import (
 // every group pair without a measurement of its own takes the entry of
 // the measured pair that stands for it (probe.Representatives), so that
 // the model still has every group pair.
-func FromDataset(d *probe.Dataset, groups [][]int) (*File, error) {
+func FromDataset(d *dataset.Dataset, groups [][]int) (*File, error) {
 	if d == nil || d.World.Size < 1 {
 		return nil, fmt.Errorf("model from dataset: empty dataset")
 	}
@@ -189,7 +190,7 @@ func (e PLogPEntry) groups() (int, int)   { return e.A, e.B }
 // coarser levels, an entry for every ordered group pair that has none in
 // either direction: a copy of the entry of the pair standing for it,
 // readdressed by at.
-func standIns[E groupPair](es []E, spec probe.ScheduleSpec, groups [][]int, at func(E, int, int) E) ([]E, error) {
+func standIns[E groupPair](es []E, spec dataset.ScheduleSpec, groups [][]int, at func(E, int, int) E) ([]E, error) {
 	if spec.Mode != "representative" || len(spec.Levels) == 0 || !slices.EqualFunc(spec.Groups, groups, slices.Equal[[]int]) {
 		return es, nil
 	}

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"testing"
 
+	"netaware/dataset"
 	"netaware/probe"
 )
 
@@ -370,20 +371,20 @@ func FuzzParse(f *testing.F) {
 }
 
 func TestFromDatasetPerPairAndGroups(t *testing.T) {
-	d := &probe.Dataset{Version: probe.DatasetVersion, World: probe.World{Kind: "sim", Platform: "x", Size: 4}}
-	d.Hockney = &probe.HockneySection{}
+	d := &dataset.Dataset{Version: dataset.Version, World: dataset.World{Kind: "sim", Platform: "x", Size: 4}}
+	d.Hockney = &dataset.HockneySection{}
 	add := func(a, b int, alpha, beta float64) {
-		d.Hockney.Pairs = append(d.Hockney.Pairs, probe.PairResult[probe.HockneyResult]{A: a, B: b, Result: probe.HockneyResult{AlphaS: alpha, BetaSPerByte: beta}})
+		d.Hockney.Pairs = append(d.Hockney.Pairs, dataset.PairResult[dataset.HockneyResult]{A: a, B: b, Result: dataset.HockneyResult{AlphaS: alpha, BetaSPerByte: beta}})
 	}
 	add(0, 1, 1e-6, 1e-10)
 	add(2, 3, 3e-6, 3e-10)
 	add(0, 2, 1e-4, 1e-8)
 	add(1, 3, 3e-4, 3e-8)
-	d.PLogP = &probe.PLogPSection{}
+	d.PLogP = &dataset.PLogPSection{}
 	pl := func(a, b int, l, g0, g1k float64) {
-		d.PLogP.Pairs = append(d.PLogP.Pairs, probe.PairResult[probe.PLogPResult]{A: a, B: b, Result: probe.PLogPResult{LS: l, Sizes: []probe.PLogPSize{
-			{Bytes: 0, Os: probe.Summary{Mean: 1e-7}, Or: probe.Summary{Mean: 2e-7}, GS: g0},
-			{Bytes: 1024, Os: probe.Summary{Mean: 1e-7}, Or: probe.Summary{Mean: 2e-7}, GS: g1k},
+		d.PLogP.Pairs = append(d.PLogP.Pairs, dataset.PairResult[dataset.PLogPResult]{A: a, B: b, Result: dataset.PLogPResult{LS: l, Sizes: []dataset.PLogPSize{
+			{Bytes: 0, Os: dataset.Summary{Mean: 1e-7}, Or: dataset.Summary{Mean: 2e-7}, GS: g0},
+			{Bytes: 1024, Os: dataset.Summary{Mean: 1e-7}, Or: dataset.Summary{Mean: 2e-7}, GS: g1k},
 		}}})
 	}
 	pl(0, 2, 1e-5, 1e-6, 2e-6)
@@ -466,13 +467,13 @@ func TestPropertyTreePredictionMonotoneInSize(t *testing.T) {
 func TestFromDatasetRepresentativeLevels(t *testing.T) {
 	sockets := [][]int{{0, 1}, {2, 3}, {4, 5}, {6, 7}}
 	hosts := [][]int{{0, 1, 2, 3}, {4, 5, 6, 7}}
-	spec := probe.ScheduleSpec{Mode: "representative", Groups: sockets, Levels: [][][]int{hosts}, Parallel: true}
-	plan, err := spec.Plan()
+	spec := dataset.ScheduleSpec{Mode: "representative", Groups: sockets, Levels: [][][]int{hosts}, Parallel: true}
+	plan, err := probe.PlanOf(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &probe.Dataset{Version: probe.DatasetVersion, World: probe.World{Kind: "sim", Size: 8}}
-	d.PLogP = &probe.PLogPSection{Schedule: spec}
+	d := &dataset.Dataset{Version: dataset.Version, World: dataset.World{Kind: "sim", Size: 8}}
+	d.PLogP = &dataset.PLogPSection{Schedule: spec}
 	ls := map[probe.Pair]float64{{A: 0, B: 1}: 1e-7, {A: 2, B: 3}: 2e-7, {A: 4, B: 5}: 3e-7, {A: 6, B: 7}: 4e-7,
 		{A: 0, B: 2}: 1e-6, {A: 4, B: 6}: 2e-6, {A: 0, B: 4}: 1e-5}
 	if len(plan.Pairs()) != len(ls) {
@@ -483,8 +484,8 @@ func TestFromDatasetRepresentativeLevels(t *testing.T) {
 		if !ok {
 			t.Fatalf("plan measures %v, not in the hand-made list", p)
 		}
-		d.PLogP.Pairs = append(d.PLogP.Pairs, probe.PairResult[probe.PLogPResult]{A: p.A, B: p.B, Result: probe.PLogPResult{LS: l, Sizes: []probe.PLogPSize{
-			{Bytes: 0, Os: probe.Summary{Mean: 1e-7}, Or: probe.Summary{Mean: 2e-7}, GS: 3e-7}}}})
+		d.PLogP.Pairs = append(d.PLogP.Pairs, dataset.PairResult[dataset.PLogPResult]{A: p.A, B: p.B, Result: dataset.PLogPResult{LS: l, Sizes: []dataset.PLogPSize{
+			{Bytes: 0, Os: dataset.Summary{Mean: 1e-7}, Or: dataset.Summary{Mean: 2e-7}, GS: 3e-7}}}})
 	}
 	f, err := FromDataset(d, sockets)
 	if err != nil {

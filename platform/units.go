@@ -1,211 +1,26 @@
 package platform
 
-import (
-	"fmt"
-	"math"
-	"strconv"
-	"strings"
-)
+import "netaware/units"
 
-// unit is a suffix meaning value x 10^exp10 / div. Scaling by a power of ten
-// is done by parsing the number with the exponent appended, so "100us" is
-// the double nearest to 1e-4 rather than 100 x 1e-6 (off by one ulp);
-// div is a power of two (8 bits per byte, or 1), which divides exactly.
-type unit struct {
-	suffix string
-	exp10  int
-	div    float64
-}
+// The parsing and printing of quantities moved to package units (issue
+// 14); these forward to it while parallel branches merge.
 
-// Bandwidth units, in bytes per second. Lowercase b is bits, uppercase B
-// bytes; K, M, G are decimal (1000) prefixes, as in networking.
-var bandwidthUnits = []unit{
-	{"Kbps", 3, 8}, {"Mbps", 6, 8}, {"Gbps", 9, 8},
-	{"KBps", 3, 1}, {"MBps", 6, 1}, {"GBps", 9, 1},
-	{"bps", 0, 8}, {"Bps", 0, 1},
-}
+// Deprecated: use units.ParseBandwidth.
+func ParseBandwidth(s string) (float64, error) { return units.ParseBandwidth(s) }
 
-const bandwidthWant = "want bps, Kbps, Mbps, Gbps, Bps, KBps, MBps, GBps"
+// Deprecated: use units.ParseTime.
+func ParseTime(s string) (float64, error) { return units.ParseTime(s) }
 
-// Time units, in seconds.
-var timeUnits = []unit{{"ns", -9, 1}, {"us", -6, 1}, {"ms", -3, 1}, {"s", 0, 1}}
+// Deprecated: use units.ParseSize.
+func ParseSize(s string) (int64, error) { return units.ParseSize(s) }
 
-const timeWant = "want ns, us, ms, s"
+// Deprecated: use units.FormatBandwidth.
+func FormatBandwidth(bps float64) string { return units.FormatBandwidth(bps) }
 
-// Size units, in bytes; binary prefixes only, so that "MB" (ambiguous
-// between 10^6 and 2^20 in practice) is rejected rather than guessed.
-var sizeUnits = []unit{{"KiB", 0, 1.0 / (1 << 10)}, {"MiB", 0, 1.0 / (1 << 20)}, {"GiB", 0, 1.0 / (1 << 30)}, {"B", 0, 1}}
+// Deprecated: use units.FormatTime.
+func FormatTime(s float64) string { return units.FormatTime(s) }
 
-const sizeWant = "want KiB, MiB, GiB, B, or a plain number of bytes"
-
-// splitQuantity separates "10Gbps" into its number and unit suffix.
-func splitQuantity(s string) (num, suffix string) {
-	s = strings.TrimSpace(s)
-	i := 0
-	for i < len(s) {
-		c := s[i]
-		if (c >= '0' && c <= '9') || c == '.' || c == '+' || c == '-' ||
-			((c == 'e' || c == 'E') && i > 0 && i+1 < len(s) && (isDigit(s[i+1]) || s[i+1] == '-' || s[i+1] == '+')) {
-			i++
-			continue
-		}
-		break
-	}
-	return s[:i], strings.TrimSpace(s[i:])
-}
+// Deprecated: use units.FormatByteRate.
+func FormatByteRate(bps float64) string { return units.FormatByteRate(bps) }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-func parseNumber(num, orig string) (float64, error) {
-	if num == "" {
-		return 0, fmt.Errorf("%q: not a number", orig)
-	}
-	v, err := strconv.ParseFloat(num, 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%q: not a number", orig)
-	}
-	return v, nil
-}
-
-func lookupUnit(table []unit, suffix string) (unit, bool) {
-	for _, u := range table {
-		if u.suffix == suffix {
-			return u, true
-		}
-	}
-	return unit{}, false
-}
-
-// scaled parses num in unit u.
-func scaled(num, orig string, u unit) (float64, error) {
-	if u.exp10 != 0 && !strings.ContainsAny(num, "eE") {
-		num += "e" + strconv.Itoa(u.exp10)
-	} else if u.exp10 != 0 {
-		v, err := parseNumber(num, orig)
-		return v * math.Pow10(u.exp10) / u.div, err
-	}
-	v, err := parseNumber(num, orig)
-	return v / u.div, err
-}
-
-// ParseBandwidth parses "1Gbps", "125MBps", ... into bytes per second. The
-// value must be positive.
-func ParseBandwidth(s string) (float64, error) {
-	num, suf := splitQuantity(s)
-	if _, err := parseNumber(num, s); err != nil {
-		return 0, err
-	}
-	if suf == "" {
-		return 0, fmt.Errorf("%q: missing unit (%s)", s, bandwidthWant)
-	}
-	u, ok := lookupUnit(bandwidthUnits, suf)
-	if !ok {
-		return 0, fmt.Errorf("%q: unknown unit (%s)", s, bandwidthWant)
-	}
-	v, err := scaled(num, s, u)
-	if err != nil {
-		return 0, err
-	}
-	if !(v > 0) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%q: bandwidth must be positive and finite", s)
-	}
-	return v, nil
-}
-
-// ParseTime parses "0.3us", "20ms", ... into seconds. The value must not be
-// negative; a bare "0" is accepted since it needs no unit.
-func ParseTime(s string) (float64, error) {
-	num, suf := splitQuantity(s)
-	v, err := parseNumber(num, s)
-	if err != nil {
-		return 0, err
-	}
-	if suf == "" {
-		if v == 0 {
-			return 0, nil
-		}
-		return 0, fmt.Errorf("%q: missing unit (%s)", s, timeWant)
-	}
-	u, ok := lookupUnit(timeUnits, suf)
-	if !ok {
-		return 0, fmt.Errorf("%q: unknown unit (%s)", s, timeWant)
-	}
-	if v < 0 {
-		return 0, fmt.Errorf("%q: time must not be negative", s)
-	}
-	if v, err = scaled(num, s, u); err != nil || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%q: not a usable time", s)
-	}
-	return v, nil
-}
-
-// ParseSize parses "64KiB", "2MiB" or a plain byte count into bytes. The
-// result must be a non-negative whole number of bytes.
-func ParseSize(s string) (int64, error) {
-	num, suf := splitQuantity(s)
-	v, err := parseNumber(num, s)
-	if err != nil {
-		return 0, err
-	}
-	b := v
-	if suf != "" {
-		u, ok := lookupUnit(sizeUnits, suf)
-		if !ok {
-			return 0, fmt.Errorf("%q: unknown unit (%s)", s, sizeWant)
-		}
-		b = v / u.div
-	}
-	if b < 0 {
-		return 0, fmt.Errorf("%q: size must not be negative", s)
-	}
-	if b != math.Trunc(b) || b > 1<<62 {
-		return 0, fmt.Errorf("%q: not a whole number of bytes", s)
-	}
-	return int64(b), nil
-}
-
-// FormatBandwidth renders bytes per second in the largest bit unit that keeps
-// the number at least 1, the way people quote network links.
-func FormatBandwidth(bps float64) string {
-	bits := bps * 8
-	switch {
-	case bits >= 1e9:
-		return trimFloat(bits/1e9) + "Gbps"
-	case bits >= 1e6:
-		return trimFloat(bits/1e6) + "Mbps"
-	case bits >= 1e3:
-		return trimFloat(bits/1e3) + "Kbps"
-	}
-	return trimFloat(bits) + "bps"
-}
-
-// FormatTime renders seconds with the unit that keeps the number readable.
-func FormatTime(s float64) string {
-	switch {
-	case s == 0:
-		return "0s"
-	case s >= 1:
-		return trimFloat(s) + "s"
-	case s >= 1e-3:
-		return trimFloat(s*1e3) + "ms"
-	case s >= 1e-6:
-		return trimFloat(s*1e6) + "us"
-	}
-	return trimFloat(s*1e9) + "ns"
-}
-
-func trimFloat(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
-
-// FormatByteRate renders bytes per second in byte units (GBps, MBps, ...),
-// the way memory bandwidth is quoted.
-func FormatByteRate(bps float64) string {
-	switch {
-	case bps >= 1e9:
-		return trimFloat(bps/1e9) + "GBps"
-	case bps >= 1e6:
-		return trimFloat(bps/1e6) + "MBps"
-	case bps >= 1e3:
-		return trimFloat(bps/1e3) + "KBps"
-	}
-	return trimFloat(bps) + "Bps"
-}

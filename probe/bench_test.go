@@ -18,7 +18,7 @@ import (
 func benchCampaign(b *testing.B, p *platform.Platform, spec ScheduleSpec, sync Sync) {
 	params := PLogPParams{MaxBytes: 2 << 20, Reps: 1, SatStart: 10, SatMax: 20, SatMaxBytes: -1, MaxExtra: -2}
 	for i := 0; i < b.N; i++ {
-		plan, err := spec.SharedPlan()
+		plan, err := SharedPlanOf(spec)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -2,7 +2,8 @@
 // LGate (seed 003, Sect. 3.1.1), Shirai's ping-pong RTT (seed 002, Fig. 6),
 // the PLogP micro-benchmark (seed 003, Sect. 3.1.2), Hockney fits, bulk
 // bandwidth, concurrent communication patterns (seed 001, Sect. 3.1, 7.1),
-// rank identities, and the dataset.json format all of them write.
+// and rank identities; they fill the dataset.json format of package
+// dataset.
 //
 // Everything is written against comm.Comm only, SPMD style: every rank of
 // the communicator calls the same function with the same arguments, and the

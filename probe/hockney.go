@@ -8,62 +8,6 @@ import (
 	"netaware/comm"
 )
 
-// HockneyParams configure the Hockney fit (seed 000 Sect. 2.2.1, seed 003
-// Sect. 2.2.1): ping-pongs over sizes 0 and 2^i from MinBytes to MaxBytes,
-// Reps each; one-way time t = RTT/2; least squares t = alpha + beta*m.
-type HockneyParams struct {
-	MinBytes       int     `json:"min_bytes"` // default 1
-	MaxBytes       int     `json:"max_bytes"` // default 1 MiB
-	Reps           int     `json:"reps"`      // default 16
-	ClockOverheadS float64 `json:"clock_overhead_s"`
-	KeepSamples    bool    `json:"keep_samples"`
-}
-
-// WithDefaults fills zero fields.
-func (p HockneyParams) WithDefaults() HockneyParams {
-	if p.MinBytes <= 0 {
-		p.MinBytes = 1
-	}
-	if p.MaxBytes <= 0 {
-		p.MaxBytes = 1 << 20
-	}
-	if p.Reps <= 0 {
-		p.Reps = 16
-	}
-	return p
-}
-
-// Sizes are 0 and the powers of two from MinBytes to MaxBytes.
-func (p HockneyParams) Sizes() []int {
-	s := []int{0}
-	for m := 1; m <= p.MaxBytes; m *= 2 {
-		if m >= p.MinBytes {
-			s = append(s, m)
-		}
-	}
-	return s
-}
-
-// HockneyResult is the fit for one pair. Beta is the inverse bandwidth
-// (seconds per byte, seed 000's convention); BandwidthBps = 1/Beta, or 0
-// when the fit found no positive slope.
-type HockneyResult struct {
-	AlphaS       float64       `json:"alpha_s"`
-	AlphaSES     float64       `json:"alpha_se_s"`
-	BetaSPerByte float64       `json:"beta_s_per_byte"`
-	BetaSESPerB  float64       `json:"beta_se_s_per_byte"`
-	BandwidthBps float64       `json:"bandwidth_Bps"`
-	Observations int           `json:"observations"`
-	Sizes        []HockneySize `json:"sizes"`
-}
-
-// HockneySize is the one-way time (RTT/2) of one size.
-type HockneySize struct {
-	Bytes   int       `json:"bytes"`
-	Time    Summary   `json:"time_s"`
-	Samples []float64 `json:"samples_s,omitempty"`
-}
-
 // HockneyPair measures from the calling rank to peer, which must be in
 // PLogPServe(ctx, c, me).
 func HockneyPair(ctx context.Context, c comm.Comm, peer int, p HockneyParams) (*HockneyResult, error) {
@@ -107,34 +51,6 @@ func HockneyPair(ctx context.Context, c comm.Comm, peer int, p HockneyParams) (*
 		res.BandwidthBps = 1 / fit.Slope
 	} // else 0: the sizes did not show a cost per byte (noise, too small)
 	return res, nil
-}
-
-// BandwidthParams configure the bulk-transfer bandwidth of one pair.
-type BandwidthParams struct {
-	Bytes          int     `json:"bytes"` // default 16 MiB
-	Reps           int     `json:"reps"`  // default 5
-	ClockOverheadS float64 `json:"clock_overhead_s"`
-}
-
-// WithDefaults fills zero fields.
-func (p BandwidthParams) WithDefaults() BandwidthParams {
-	if p.Bytes <= 0 {
-		p.Bytes = 16 << 20
-	}
-	if p.Reps <= 0 {
-		p.Reps = 5
-	}
-	return p
-}
-
-// BandwidthResult is the achievable bandwidth of one pair: each repetition
-// sends Bytes/4 and then Bytes in one message each, both acknowledged by a
-// zero-byte message, and rates the pair by DifferenceRate.
-type BandwidthResult struct {
-	BandwidthBps float64 `json:"bandwidth_Bps"` // mean over repetitions
-	Bandwidth    Summary `json:"bandwidth_Bps_summary"`
-	RTT0S        float64 `json:"rtt0_s"`
-	Bytes        int     `json:"bytes"`
 }
 
 // ShortTransfer is the size of the shorter transfer of a bandwidth

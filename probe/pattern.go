@@ -10,55 +10,6 @@ import (
 	"netaware/comm"
 )
 
-// Link is one directed sender -> receiver communication of a pattern.
-type Link struct {
-	Src int `json:"src"`
-	Dst int `json:"dst"`
-}
-
-// PatternParams configure the concurrent-communication micro-benchmark of
-// seed 001 Sect. 3.1 (Fig. 2).
-type PatternParams struct {
-	// Bytes per message (seed 001 used >= 10 MB; default 4 MiB).
-	Bytes int `json:"bytes"`
-	// MaxIter bounds the repetitions (seed: 2000).
-	MaxIter int `json:"max_iter"`
-	// CIWidth: stop when, for every link, the width of the 95% confidence
-	// interval of the mean time is at most CIWidth times the mean (seed:
-	// 0.02).
-	CIWidth float64 `json:"ci_width"`
-	// MinIter is the least number of repetitions before the interval is
-	// trusted (default 5).
-	MinIter int `json:"min_iter"`
-}
-
-// WithDefaults fills zero fields.
-func (p PatternParams) WithDefaults() PatternParams {
-	if p.Bytes <= 0 {
-		p.Bytes = 4 << 20
-	}
-	if p.MaxIter <= 0 {
-		p.MaxIter = 2000
-	}
-	if p.CIWidth <= 0 {
-		p.CIWidth = 0.02
-	}
-	if p.MinIter <= 1 {
-		p.MinIter = 5
-	}
-	return p
-}
-
-// PatternGenerator records how a random pattern was made (seed 001 Sect.
-// 7.1): for each of the Nodes in turn, D times, a different node is drawn
-// uniformly and the link node -> drawn is included with probability P.
-type PatternGenerator struct {
-	Nodes []int   `json:"nodes"`
-	D     int     `json:"d"`
-	P     float64 `json:"p"`
-	Seed  uint64  `json:"seed"`
-}
-
 // RandomPattern draws a pattern as seed 001 Sect. 7.1 does (|N| = the
 // number of nodes, d draws per node, inclusion probability p, 0.5 in the
 // seed), with a PCG generator seeded with seed. The same link may be drawn
@@ -84,23 +35,6 @@ func RandomPattern(g PatternGenerator) ([]Link, error) {
 		}
 	}
 	return links, nil
-}
-
-// PatternResult is one pattern's measurement: per link (same order as
-// Links) the summary of its message times and the 95% CI half width.
-type PatternResult struct {
-	Links      []Link            `json:"links"`
-	Generator  *PatternGenerator `json:"generator,omitempty"`
-	Times      []Summary         `json:"times_s"`
-	CI95HalfS  []float64         `json:"ci95_half_s"`
-	Iterations int               `json:"iterations"`
-	Converged  bool              `json:"converged"`
-}
-
-// PatternSection is the dataset's pattern measurements.
-type PatternSection struct {
-	Params   PatternParams   `json:"params"`
-	Patterns []PatternResult `json:"patterns"`
 }
 
 // RunPattern measures a concurrent pattern; every rank of c calls it with

@@ -85,7 +85,7 @@ func TestZhuPatternStopsAtNarrowCI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	links := []Link{{0, 1}, {2, 1}, {3, 20}}
+	links := []Link{{Src: 0, Dst: 1}, {Src: 2, Dst: 1}, {Src: 3, Dst: 20}}
 	params := PatternParams{Bytes: 1 << 20, MinIter: 5}
 	quiet := runPatternSim(t, p, sim.Options{NoNoise: true}, links, params)
 	if quiet.Iterations != 5 || !quiet.Converged {
@@ -106,7 +106,7 @@ func TestZhuPatternStopsAtNarrowCI(t *testing.T) {
 	}
 	// fairness (seed 001 Sect. 5): two flows into one 1 Gbps NIC take about
 	// twice as long as the flow alone
-	alone := runPatternSim(t, p, sim.Options{NoNoise: true}, []Link{{3, 20}}, params)
+	alone := runPatternSim(t, p, sim.Options{NoNoise: true}, []Link{{Src: 3, Dst: 20}}, params)
 	for i := 0; i < 2; i++ {
 		if r := quiet.Times[i].Mean / alone.Times[0].Mean; r < 1.8 || r > 2.2 {
 			t.Errorf("link %v: %.3gx the time of a lone flow, want about 2", links[i], r)

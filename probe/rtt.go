@@ -9,56 +9,6 @@ import (
 	"netaware/comm"
 )
 
-// RTTParams configure Shirai's ping-pong measurement (seed 002, Sect. 4 and
-// Fig. 6). The zero value means the seed's parameters.
-type RTTParams struct {
-	// Bytes is the ping and pong size (small packets; default 1, minimum 1
-	// because the first byte carries the continue/stop flag).
-	Bytes int `json:"bytes"`
-	// MaxExchanges bounds one round (seed: thirty).
-	MaxExchanges int `json:"max_exchanges"`
-	// Stale ends a round when the best RTT was not improved in this many
-	// consecutive exchanges (seed: ten).
-	Stale int `json:"stale"`
-	// Rounds is the number of rounds (seed: three).
-	Rounds int `json:"rounds"`
-	// ClockOverheadS is subtracted from every timed interval (seed 003,
-	// Fig. 3.7); 0 in the simulator.
-	ClockOverheadS float64 `json:"clock_overhead_s"`
-	// KeepSamples records every exchange's RTT in the result, not only the
-	// rounds' bests: the raw distribution is what a noise model is fitted
-	// to (docs/noise.md), and what shows a user how their network jitters.
-	KeepSamples bool `json:"keep_samples,omitempty"`
-}
-
-// WithDefaults fills zero fields with the seed's values.
-func (p RTTParams) WithDefaults() RTTParams {
-	if p.Bytes < 1 {
-		p.Bytes = 1
-	}
-	if p.MaxExchanges <= 0 {
-		p.MaxExchanges = 30
-	}
-	if p.Stale <= 0 {
-		p.Stale = 10
-	}
-	if p.Rounds <= 0 {
-		p.Rounds = 3
-	}
-	return p
-}
-
-// RTTResult is one pair measurement: the best RTT of each round, and their
-// minimum and maximum (what Fig. 6 returns).
-type RTTResult struct {
-	MinS      float64   `json:"min_s"`
-	MaxS      float64   `json:"max_s"`
-	RoundsS   []float64 `json:"rounds_s"`  // best RTT of each round
-	Exchanges []int     `json:"exchanges"` // ping-pongs of each round
-	// SamplesS is every exchange's RTT in order (RTTParams.KeepSamples).
-	SamplesS []float64 `json:"samples_s,omitempty"`
-}
-
 // RTT control operations.
 const (
 	rttStart = 1 // an initiator starts a measurement with the receiver

@@ -123,7 +123,7 @@ func (cp *Campaign) Run(ctx context.Context, c comm.Comm, ds *Dataset, hooks Run
 		ds.Ranks, ds.ClockOverheadS = ids, clks
 		ds.World.Size = c.Size()
 	}
-	plan, err := cp.Schedule.SharedPlan()
+	plan, err := SharedPlanOf(cp.Schedule)
 	if err != nil {
 		return err
 	}

@@ -222,7 +222,7 @@ func TestPlanValidateRejects(t *testing.T) {
 func TestFastSchedulePlan(t *testing.T) {
 	tree := &Group{Children: []*Group{{Ranks: []int{0, 1, 2, 3, 4, 5, 6, 7}}, {Ranks: []int{8, 9, 10, 11, 12, 13, 14, 15}}}}
 	spec := ScheduleSpec{Mode: "fast", Ranks: tree.AllRanks(), Tree: tree, Fraction: 0.5, Seed: 3}
-	p, err := spec.Plan()
+	p, err := PlanOf(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +232,7 @@ func TestFastSchedulePlan(t *testing.T) {
 		t.Fatalf("kept %v, want 4 of each group", kept)
 	}
 	checkAllPairsOnce(t, p, kept, 16)
-	if _, err := (ScheduleSpec{Mode: "bogus"}).Plan(); err == nil {
+	if _, err := PlanOf(ScheduleSpec{Mode: "bogus"}); err == nil {
 		t.Error("unknown mode accepted")
 	}
 }

@@ -6,17 +6,6 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// Summary condenses repeated samples of one quantity (seconds, or bytes per
-// second for bandwidths). Mean is what the seeds report (averages over R
-// repetitions); Min is what RTT-based distances use.
-type Summary struct {
-	N    int     `json:"n"`
-	Mean float64 `json:"mean"`
-	Min  float64 `json:"min"`
-	Max  float64 `json:"max"`
-	SD   float64 `json:"sd"` // sample standard deviation (n-1); 0 for n < 2
-}
-
 // Summarize returns the summary of xs (the zero Summary for no samples).
 func Summarize(xs []float64) Summary {
 	if len(xs) == 0 {

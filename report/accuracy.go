@@ -3,11 +3,11 @@ package report
 import (
 	"fmt"
 	"math"
-	"slices"
 
+	"netaware/dataset"
 	"netaware/metrics"
 	"netaware/platform"
-	"netaware/probe"
+	"netaware/score"
 	"netaware/topo"
 )
 
@@ -45,7 +45,7 @@ const linkQueries = 2000
 
 // accuracy scores found against the truth (levels always; link queries and
 // latency ratios when the pieces they need are there).
-func accuracy(t *topo.Topology, truth []topo.Level, plat *platform.Platform, ds *probe.Dataset, seed uint64) (*Accuracy, error) {
+func accuracy(t *topo.Topology, truth []topo.Level, plat *platform.Platform, ds *dataset.Dataset, seed uint64) (*Accuracy, error) {
 	a := &Accuracy{}
 	var err error
 	if len(truth) > 0 {
@@ -61,29 +61,17 @@ func accuracy(t *topo.Topology, truth []topo.Level, plat *platform.Platform, ds 
 		return nil, fmt.Errorf("accuracy: tree paths: %w", err)
 	}
 	if plat != nil && plat.NumRanks() == t.Size {
-		var ends []int
-		for h := range plat.Hosts() {
-			if rs := plat.HostRanks(h); len(rs) > 0 {
-				ends = append(ends, rs[0])
-			}
-		}
-		if len(ends) >= 4 {
-			truthOracle := func(a, b, c, d int) (bool, error) {
-				r1, r2 := plat.Route(a, b), plat.Route(c, d)
-				for _, x := range r1.Forward {
-					if slices.Contains(r2.Forward, x) {
-						return true, nil
-					}
-				}
-				return false, nil
-			}
-			res, err := metrics.SharedLinkQueries(ends, linkQueries, seed, paths.SharesLinkDirected, truthOracle)
+		// The same queries as topo compare's same-direction row (package
+		// score), with fewer of them.
+		truth := score.FromPlatform(plat.Name, plat)
+		if len(truth.Endpoints) >= 4 {
+			res, err := metrics.SharedLinkQueries(truth.Endpoints, linkQueries, seed, paths.SharesLinkDirected, truth.SharesDir)
 			if err != nil {
 				return nil, fmt.Errorf("accuracy: shared-link queries: %w", err)
 			}
-			a.Links, a.LinkEndpoints = &res, len(ends)
+			a.Links, a.LinkEndpoints = &res, len(truth.Endpoints)
 		}
-		pairs := metrics.AllPairs(ends)
+		pairs := metrics.AllPairs(truth.Endpoints)
 		if len(pairs) > maxRatioPairs {
 			a.TruthLatencySampled = len(pairs)
 			step := (len(pairs) + maxRatioPairs - 1) / maxRatioPairs
@@ -94,9 +82,7 @@ func accuracy(t *topo.Topology, truth []topo.Level, plat *platform.Platform, ds 
 			pairs = kept
 		}
 		if len(pairs) > 0 {
-			_, sum, err := metrics.LatencyRatios(pairs, paths.PathLatency, func(a, b int) (float64, error) {
-				return plat.Route(a, b).LatencyS, nil
-			})
+			_, sum, err := metrics.LatencyRatios(pairs, paths.PathLatency, truth.Latency)
 			if err != nil {
 				return nil, fmt.Errorf("accuracy: latency against the platform: %w", err)
 			}

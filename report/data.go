@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"netaware/cluster"
-	"netaware/probe"
+	"netaware/dataset"
 	"netaware/topo"
 )
 
@@ -31,7 +31,7 @@ type Distance struct {
 // latency of t's tree when t has one (that is the tree's prediction for
 // them, and what the seed 002 tree was built to answer), and left NaN
 // otherwise.
-func DistanceFromDataset(ds *probe.Dataset, t *topo.Topology) (*Distance, error) {
+func DistanceFromDataset(ds *dataset.Dataset, t *topo.Topology) (*Distance, error) {
 	if ds == nil {
 		return nil, fmt.Errorf("distance: no dataset")
 	}

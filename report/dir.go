@@ -7,8 +7,8 @@ import (
 
 	"path/filepath"
 
+	"netaware/dataset"
 	"netaware/model"
-	"netaware/probe"
 	"netaware/topo"
 )
 
@@ -26,7 +26,7 @@ func LoadDir(dir string) (Input, error) {
 	}
 	in.Topology = t
 	dsPath := filepath.Join(dir, "dataset.json")
-	switch ds, err := probe.Load(dsPath); {
+	switch ds, err := dataset.Load(dsPath); {
 	case err == nil:
 		if ds.World.Size != t.Size {
 			return in, fmt.Errorf("report: %s has %d ranks, topology.json %d", dsPath, ds.World.Size, t.Size)

@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 
 	"netaware/comm"
-	"netaware/probe"
+	"netaware/dataset"
 	"netaware/topo"
 )
 
@@ -110,20 +110,20 @@ func (f fixture) topology() *topo.Topology {
 
 // dataset measures every pair once: RTT = 2 x one-way latency with
 // multiplicative jitter, bulk bandwidth exact.
-func (f fixture) dataset() *probe.Dataset {
+func (f fixture) dataset() *dataset.Dataset {
 	n := f.size()
 	rng := rand.New(rand.NewPCG(f.seed, 7))
-	ds := &probe.Dataset{Version: probe.DatasetVersion, World: probe.World{Kind: "sim", Platform: "fixture", Size: n}}
+	ds := &dataset.Dataset{Version: dataset.Version, World: dataset.World{Kind: "sim", Platform: "fixture", Size: n}}
 	for r := 0; r < n; r++ {
 		ds.Ranks = append(ds.Ranks, comm.Identity{Rank: r, Host: fmt.Sprintf("h%02d", r)})
 	}
-	ds.RTT = &probe.RTTSection{PairsTotal: n * (n - 1) / 2, Complete: true, ClockS: 0.2, Runs: 1}
-	ds.Bandwidth = &probe.BandwidthSection{PairsTotal: n * (n - 1) / 2, Complete: true, ClockS: 0.05, Runs: 1}
+	ds.RTT = &dataset.RTTSection{PairsTotal: n * (n - 1) / 2, Complete: true, ClockS: 0.2, Runs: 1}
+	ds.Bandwidth = &dataset.BandwidthSection{PairsTotal: n * (n - 1) / 2, Complete: true, ClockS: 0.05, Runs: 1}
 	for a := 0; a < n; a++ {
 		for b := a + 1; b < n; b++ {
 			rtt := 2 * f.oneWay(a, b) * (1 + f.noise*rng.Float64())
-			ds.RTT.Pairs = append(ds.RTT.Pairs, probe.PairResult[probe.RTTResult]{A: a, B: b, Result: probe.RTTResult{MinS: rtt, MaxS: rtt * 1.1}})
-			ds.Bandwidth.Pairs = append(ds.Bandwidth.Pairs, probe.PairResult[probe.BandwidthResult]{A: a, B: b, Result: probe.BandwidthResult{BandwidthBps: f.bandwidth(a, b)}})
+			ds.RTT.Pairs = append(ds.RTT.Pairs, dataset.PairResult[dataset.RTTResult]{A: a, B: b, Result: dataset.RTTResult{MinS: rtt, MaxS: rtt * 1.1}})
+			ds.Bandwidth.Pairs = append(ds.Bandwidth.Pairs, dataset.PairResult[dataset.BandwidthResult]{A: a, B: b, Result: dataset.BandwidthResult{BandwidthBps: f.bandwidth(a, b)}})
 		}
 	}
 	return ds

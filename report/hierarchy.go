@@ -9,8 +9,8 @@ import (
 	"os"
 
 	"netaware/cluster"
+	"netaware/dataset"
 	"netaware/internal/atomicfile"
-	"netaware/probe"
 	"netaware/topo"
 )
 
@@ -39,7 +39,7 @@ const TreeDistanceName = "one-way latency on the inferred tree"
 // each pair, half its best measured RTT where the dataset measured it (a
 // measured pair is known better than its path in a tree that fits every
 // pair at once), else its path latency in the topology's tree.
-func TreeDistance(ds *probe.Dataset, t *topo.Topology) (*Distance, error) {
+func TreeDistance(ds *dataset.Dataset, t *topo.Topology) (*Distance, error) {
 	if t == nil || t.Tree == nil {
 		return nil, fmt.Errorf("distance: the topology has no tree")
 	}
@@ -126,7 +126,7 @@ func readHierarchy(path string, n int) (*Hierarchy, string, error) {
 
 // WorldTitle names the world a dataset was measured in, as discover's
 // summary and report title it.
-func WorldTitle(w probe.World) string {
+func WorldTitle(w dataset.World) string {
 	switch w.Kind {
 	case "sim":
 		return fmt.Sprintf("%s (simulated, %d ranks)", w.Platform, w.Size)

@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"netaware/dataset"
 	"netaware/infer"
 	"netaware/platform"
-	"netaware/probe"
 	"netaware/topo"
 )
 
@@ -37,13 +37,13 @@ func TestShiraiExactRTTTreeAnswersLinkQueries(t *testing.T) {
 		t.Fatal(err)
 	}
 	tp := &topo.Topology{Version: topo.Version, Size: n, Tree: res.Tree.Topo(), Levels: p.TruthLevels()}
-	ds := &probe.Dataset{Version: probe.DatasetVersion, World: probe.World{Kind: "sim", Platform: "zhu-2racks", Size: n}}
-	ds.RTT = &probe.RTTSection{PairsTotal: n * (n - 1) / 2, Complete: true}
+	ds := &dataset.Dataset{Version: dataset.Version, World: dataset.World{Kind: "sim", Platform: "zhu-2racks", Size: n}}
+	ds.RTT = &dataset.RTTSection{PairsTotal: n * (n - 1) / 2, Complete: true}
 	for a := 0; a < n; a++ {
 		tp.Ranks = append(tp.Ranks, topo.Rank{Rank: a})
 		for b := a + 1; b < n; b++ {
 			r := 2 * p.Route(a, b).LatencyS
-			ds.RTT.Pairs = append(ds.RTT.Pairs, probe.PairResult[probe.RTTResult]{A: a, B: b, Result: probe.RTTResult{MinS: r, MaxS: r}})
+			ds.RTT.Pairs = append(ds.RTT.Pairs, dataset.PairResult[dataset.RTTResult]{A: a, B: b, Result: dataset.RTTResult{MinS: r, MaxS: r}})
 		}
 	}
 	out, err := Build(Input{Topology: tp, Dataset: ds, Platform: p, Seed: 1, SVGOnly: true})
@@ -105,13 +105,13 @@ func TestAccuracyChecksEveryPairAgainstTheTruth(t *testing.T) {
 	for a := 0; a < n; a++ {
 		tp.Ranks = append(tp.Ranks, topo.Rank{Rank: a})
 	}
-	ds := &probe.Dataset{Version: probe.DatasetVersion, World: probe.World{Kind: "sim", Platform: "zhu-2racks", Size: n}}
-	ds.RTT = &probe.RTTSection{PairsTotal: n * (n - 1) / 2}
+	ds := &dataset.Dataset{Version: dataset.Version, World: dataset.World{Kind: "sim", Platform: "zhu-2racks", Size: n}}
+	ds.RTT = &dataset.RTTSection{PairsTotal: n * (n - 1) / 2}
 	for a := 0; a < n; a++ {
 		for b := a + 1; b < n; b++ {
 			if a != bad && b != bad {
 				r := 2 * p.Route(a, b).LatencyS
-				ds.RTT.Pairs = append(ds.RTT.Pairs, probe.PairResult[probe.RTTResult]{A: a, B: b, Result: probe.RTTResult{MinS: r, MaxS: r}})
+				ds.RTT.Pairs = append(ds.RTT.Pairs, dataset.PairResult[dataset.RTTResult]{A: a, B: b, Result: dataset.RTTResult{MinS: r, MaxS: r}})
 			}
 		}
 	}

@@ -14,6 +14,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"netaware/units"
 )
 
 // viridisStops are the colours of the perceptually uniform "viridis" map
@@ -147,15 +149,22 @@ func (u unitTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ts
 }
 
-// formatSeconds prints a duration with an SI prefix and 3 significant
-// digits: 1.23 µs, 45.6 ms.
+// formatSeconds prints a duration as every netaware table does
+// (units.FormatTime: 1.23us, 45.6ms), "–" for an unknown one.
 func formatSeconds(s float64) string {
-	return siFormat(s, "s")
+	if math.IsNaN(s) {
+		return "–"
+	}
+	return units.FormatTime(s)
 }
 
-// formatBandwidth prints bytes per second with a decimal SI prefix.
+// formatBandwidth prints bytes per second as every netaware table does, in
+// bits per second (units.FormatBandwidth: 10Gbps), "–" for an unknown one.
 func formatBandwidth(bps float64) string {
-	return siFormat(bps, "B/s")
+	if math.IsNaN(bps) {
+		return "–"
+	}
+	return units.FormatBandwidth(bps)
 }
 
 func siFormat(v float64, unit string) string {

@@ -17,10 +17,10 @@ import (
 	"sort"
 	"strings"
 
+	"netaware/dataset"
 	"netaware/internal/atomicfile"
 	"netaware/model"
 	"netaware/platform"
-	"netaware/probe"
 	"netaware/topo"
 )
 
@@ -31,7 +31,7 @@ type Input struct {
 	// given (the report never reads the clock).
 	Title, Date string
 	Topology    *topo.Topology
-	Dataset     *probe.Dataset
+	Dataset     *dataset.Dataset
 	// Distance is the matrix discovery clustered. When nil it is rebuilt
 	// from Dataset with DistanceFromDataset.
 	Distance *Distance
@@ -126,7 +126,7 @@ func Build(in Input) (*Output, error) {
 	out.Files["tree.svg"] = treeSVGBytes
 	v.TreeSVG = template.HTML(treeSVGBytes)
 	v.TreeBoxes = bytes.Contains(treeSVGBytes, []byte(`class="bx"`))
-	v.TreeBW = bytes.Contains(treeSVGBytes, []byte("B/s"))
+	v.TreeBW = bytes.Contains(treeSVGBytes, []byte("bps"))
 
 	// Heat map.
 	if in.Distance != nil {
@@ -292,7 +292,7 @@ type costRow struct {
 	Clock, Wall, Complete string
 }
 
-func costRows(t *topo.Topology, ds *probe.Dataset) []costRow {
+func costRows(t *topo.Topology, ds *dataset.Dataset) []costRow {
 	var rows []costRow
 	pct := func(a, b int) string {
 		if b <= 0 {

@@ -15,8 +15,8 @@ import (
 	"testing"
 
 	"netaware/cluster"
+	"netaware/dataset"
 	"netaware/model"
-	"netaware/probe"
 	"netaware/topo"
 )
 
@@ -195,17 +195,17 @@ func small8() Input {
 	for r := 0; r < n; r++ {
 		t.Ranks = append(t.Ranks, topo.Rank{Rank: r, Host: fmt.Sprintf("n%d", r/4)})
 	}
-	ds := &probe.Dataset{Version: probe.DatasetVersion, World: probe.World{Kind: "sim", Platform: "small8", Size: n}}
-	ds.RTT = &probe.RTTSection{PairsTotal: 28, Complete: true, ClockS: 0.4, Runs: 1}
-	ds.Bandwidth = &probe.BandwidthSection{PairsTotal: 28, Complete: true, ClockS: 0.1, Runs: 1}
+	ds := &dataset.Dataset{Version: dataset.Version, World: dataset.World{Kind: "sim", Platform: "small8", Size: n}}
+	ds.RTT = &dataset.RTTSection{PairsTotal: 28, Complete: true, ClockS: 0.4, Runs: 1}
+	ds.Bandwidth = &dataset.BandwidthSection{PairsTotal: 28, Complete: true, ClockS: 0.1, Runs: 1}
 	for a := 0; a < n; a++ {
 		for b := a + 1; b < n; b++ {
 			rtt, bw := 20e-6, 1e9
 			if a/4 != b/4 {
 				rtt, bw = 2e-3, 1e8
 			}
-			ds.RTT.Pairs = append(ds.RTT.Pairs, probe.PairResult[probe.RTTResult]{A: a, B: b, Result: probe.RTTResult{MinS: rtt}})
-			ds.Bandwidth.Pairs = append(ds.Bandwidth.Pairs, probe.PairResult[probe.BandwidthResult]{A: a, B: b, Result: probe.BandwidthResult{BandwidthBps: bw}})
+			ds.RTT.Pairs = append(ds.RTT.Pairs, dataset.PairResult[dataset.RTTResult]{A: a, B: b, Result: dataset.RTTResult{MinS: rtt}})
+			ds.Bandwidth.Pairs = append(ds.Bandwidth.Pairs, dataset.PairResult[dataset.BandwidthResult]{A: a, B: b, Result: dataset.BandwidthResult{BandwidthBps: bw}})
 		}
 	}
 	return Input{Title: "small8", Date: "2026-11-21", Topology: t, Dataset: ds, Truth: t.Levels, TruthName: "small8"}
@@ -293,10 +293,10 @@ func TestBuildSmall8Sections(t *testing.T) {
 	want := map[string][]string{
 		"summary":    {"8 ranks", "sim · platform small8", "host (2) → all (1)", "minimum RTT", "2026-11-21"},
 		"tree":       {"host 0", "host 1"},
-		"levels":     {"host", "4 / 4 / 4", "20 µs", "2 ms", "100.00×", "1 GB/s", "100 MB/s"},
-		"heatmap":    {"minimum RTT", "logarithmic", "20 µs to 2 ms"},
+		"levels":     {"host", "4 / 4 / 4", "20us", "2ms", "100.00×", "8Gbps", "800Mbps"},
+		"heatmap":    {"minimum RTT", "logarithmic", "20us to 2ms"},
 		"dendrogram": {"average linkage", "host (2 groups)"},
-		"cost":       {"RTT ping-pong", "28", "400 ms", "100 ms", "500 ms", "2 s"},
+		"cost":       {"RTT ping-pong", "28", "400ms", "100ms", "500ms", "2s"},
 		"accuracy":   {"host", "1.000", "100.0 %"},
 	}
 	for id, needles := range want {
@@ -400,7 +400,7 @@ func TestTreeCollapsesLargeWorlds(t *testing.T) {
 	if c := strings.Count(svg, "· 64 ranks</text>"); c != 64 {
 		t.Errorf("%d boxes of 64 ranks, want 64", c)
 	}
-	for _, s := range []string{"sw0 · 64 ranks", "r0-r63 · 10 µs · 1.25 GB/s", "r4032-r4095", "each 50 µs", "1 ms"} {
+	for _, s := range []string{"sw0 · 64 ranks", "r0-r63 · 10us · 10Gbps", "r4032-r4095", "each 50us", "1ms"} {
 		if !strings.Contains(svg, s) {
 			t.Errorf("tree lacks %q", s)
 		}
@@ -467,13 +467,13 @@ func TestBuildRejectsMismatchedInputs(t *testing.T) {
 
 func TestFormatting(t *testing.T) {
 	cases := map[string]string{
-		formatSeconds(20e-6):    "20 µs",
-		formatSeconds(4.45e-3):  "4.45 ms",
-		formatSeconds(1.5):      "1.5 s",
-		formatSeconds(0.25):     "250 ms",
-		formatBandwidth(1.25e9): "1.25 GB/s",
-		formatBandwidth(1e8):    "100 MB/s",
-		formatSeconds(0):        "0 s",
+		formatSeconds(20e-6):    "20us",
+		formatSeconds(4.45e-3):  "4.45ms",
+		formatSeconds(1.5):      "1.5s",
+		formatSeconds(0.25):     "250ms",
+		formatBandwidth(1.25e9): "10Gbps",
+		formatBandwidth(1e8):    "800Mbps",
+		formatSeconds(0):        "0s",
 	}
 	for got, want := range cases {
 		if got != want {
@@ -501,7 +501,7 @@ func TestModelSection(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := strings.Join(strings.Fields(parsePage(t, out.HTML)["model"]), " ")
-	for _, s := range []string{"Hockney default 1 10 µs 1 GB/s", "Hockney rank pairs 2 5 µs … 1 ms", "100 MB/s … 1 GB/s", "PLogP default (L) 1 3 µs"} {
+	for _, s := range []string{"Hockney default 1 10us 8Gbps", "Hockney rank pairs 2 5us … 1ms", "800Mbps … 8Gbps", "PLogP default (L) 1 3us"} {
 		if !strings.Contains(text, s) {
 			t.Errorf("model section lacks %q:\n%s", s, text)
 		}
@@ -577,7 +577,7 @@ func TestBuildTopologyOnly(t *testing.T) {
 			t.Errorf("section %q present without data", id)
 		}
 	}
-	if !strings.Contains(sec["cost"], "500 ms") {
+	if !strings.Contains(sec["cost"], "500ms") {
 		t.Errorf("cost lacks the topology's 500 ms: %s", sec["cost"])
 	}
 }

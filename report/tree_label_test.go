@@ -16,17 +16,17 @@ func TestSharedLabelRangesLeafLinks(t *testing.T) {
 		rank(110e-6, 119e6), rank(111e-6, 120e6), rank(110.2e-6, 119.5e6),
 		{kind: kindSwitch, lat: 4.47e-6, latMax: 4.47e-6, bw: 120e6},
 	}}
-	if got, want := sharedLabel(n), "each 110 µs–111 µs · 119 MB/s–120 MB/s"; got != want {
+	if got, want := sharedLabel(n), "each 110us–111us · 952Mbps–960Mbps"; got != want {
 		t.Errorf("shared label %q, want %q", got, want)
 	}
 	one := &tnode{kind: kindSwitch, children: []*tnode{rank(10e-6, math.NaN()), {kind: kindSwitch}}}
 	if got := sharedLabel(one); got != "" {
 		t.Errorf("one leaf: shared label %q, want none", got)
 	}
-	if got, want := latLabel(110e-6, 110.4e-6*1.01), "110 µs–112 µs"; got != want {
+	if got, want := latLabel(110e-6, 110.4e-6*1.01), "110us–112us"; got != want {
 		t.Errorf("latLabel %q, want %q", got, want)
 	}
-	if got, want := latLabel(110e-6, 110.4e-6), "110 µs"; got != want {
+	if got, want := latLabel(110e-6, 110.4e-6), "110us"; got != want {
 		t.Errorf("latLabel of equal printed values %q, want %q", got, want)
 	}
 }

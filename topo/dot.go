@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"netaware/units"
 )
 
 // WriteDOT writes the topology for Graphviz. With a tree, the tree itself:
@@ -101,33 +103,10 @@ func dotID(s string) string {
 	return `"` + r.Replace(s) + `"`
 }
 
-// FormatSeconds prints a duration in seconds with a unit that keeps 3
-// significant digits readable: 12.5us, 2ms, 1.5s.
-func FormatSeconds(s float64) string {
-	switch {
-	case s == 0:
-		return "0s"
-	case s < 1e-6:
-		return strconv.FormatFloat(s*1e9, 'g', 3, 64) + "ns"
-	case s < 1e-3:
-		return strconv.FormatFloat(s*1e6, 'g', 3, 64) + "us"
-	case s < 1:
-		return strconv.FormatFloat(s*1e3, 'g', 3, 64) + "ms"
-	}
-	return strconv.FormatFloat(s, 'g', 3, 64) + "s"
-}
+// FormatSeconds is units.FormatTime: every table and label prints times
+// one way.
+func FormatSeconds(s float64) string { return units.FormatTime(s) }
 
-// FormatBandwidth prints bytes per second as bits per second, the unit
-// network links are sold in: 1.25e8 B/s -> 1Gbps.
-func FormatBandwidth(bps float64) string {
-	bits := bps * 8
-	switch {
-	case bits >= 1e9:
-		return strconv.FormatFloat(bits/1e9, 'g', 3, 64) + "Gbps"
-	case bits >= 1e6:
-		return strconv.FormatFloat(bits/1e6, 'g', 3, 64) + "Mbps"
-	case bits >= 1e3:
-		return strconv.FormatFloat(bits/1e3, 'g', 3, 64) + "Kbps"
-	}
-	return strconv.FormatFloat(bits, 'g', 3, 64) + "bps"
-}
+// FormatBandwidth is units.FormatBandwidth (bits per second, as links are
+// sold: 1.25e8 B/s -> 1Gbps).
+func FormatBandwidth(bps float64) string { return units.FormatBandwidth(bps) }

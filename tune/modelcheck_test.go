@@ -8,6 +8,7 @@ import (
 	"netaware/coll"
 	"netaware/comm"
 	"netaware/comm/sim"
+	"netaware/dataset"
 	"netaware/model"
 	"netaware/probe"
 )
@@ -29,15 +30,15 @@ func TestZhuContentionAndHeteroHockneyPredictSimulatedBcast(t *testing.T) {
 	for i := range n {
 		ranks = append(ranks, i)
 	}
-	cp := &probe.Campaign{Kind: "hockney", Schedule: probe.ScheduleSpec{Mode: "serial", Ranks: ranks},
-		Hockney: probe.HockneyParams{MaxBytes: 1 << 20, Reps: 2}, Sync: probe.SyncToken}
-	ds := &probe.Dataset{Version: probe.DatasetVersion, World: probe.World{Kind: "sim", Platform: p.Name, Size: n}}
+	cp := &probe.Campaign{Kind: "hockney", Schedule: dataset.ScheduleSpec{Mode: "serial", Ranks: ranks},
+		Hockney: dataset.HockneyParams{MaxBytes: 1 << 20, Reps: 2}, Sync: probe.SyncToken}
+	ds := &dataset.Dataset{Version: dataset.Version, World: dataset.World{Kind: "sim", Platform: p.Name, Size: n}}
 	_, err := sim.Run(context.Background(), p, sim.Options{}, func(ctx context.Context, c comm.Comm) error {
-		var d *probe.Dataset
+		var d *dataset.Dataset
 		if c.Rank() == 0 {
 			d = ds
 		}
-		return cp.Run(ctx, c, d, probe.RunHooks{Checkpoint: func(*probe.Dataset, bool) error { return nil }})
+		return cp.Run(ctx, c, d, probe.RunHooks{Checkpoint: func(*dataset.Dataset, bool) error { return nil }})
 	})
 	if err != nil {
 		t.Fatal(err)

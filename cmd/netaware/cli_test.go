@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"netaware/probe"
+	"netaware/dataset"
 )
 
 // runCLI runs a command line in this process as main does and returns its
@@ -113,43 +113,78 @@ func TestEmptyRankSetIsUsageError(t *testing.T) {
 // the dataset too (it came out 0600 while topology.json was 0644), under a
 // strict umask as well.
 func TestOutputFilesAre0644(t *testing.T) {
+	// Every command that writes files, under a umask that would make
+	// them private: every file it leaves is 0644 (internal/atomicfile).
 	old := syscall.Umask(0o077)
 	defer syscall.Umask(old)
 	dir := t.TempDir()
+	at := func(name string) string { return filepath.Join(dir, name) }
 	truth, _, code := runCLI(t, "platform", "truth", "zhu-2racks", "--json")
 	in := filepath.Join(t.TempDir(), "truth.json")
 	if err := os.WriteFile(in, []byte(truth), 0o600); code != exitOK || err != nil {
 		t.Fatalf("platform truth: exit %d, %v", code, err)
 	}
 	for _, args := range [][]string{
-		{"probe", "rtt", "--platform", "zhu-2racks", "--ranks", "0-3", "--out", filepath.Join(dir, "dataset.json"), "-q"},
-		{"platform", "export", "--simgrid", "zhu-2racks", "-o", filepath.Join(dir, "zhu.xml")},
-		{"topo", "convert", in, "--to", "json", "-o", filepath.Join(dir, "topology.json")},
-		{"topo", "convert", in, "--to", "dot", "-o", filepath.Join(dir, "topology.dot")},
+		{"discover", "--platform", "zhu-2racks", "--level", "fast", "--out", at("discover"), "-q"},
+		{"report", at("discover")},
+		{"probe", "rtt", "--platform", "zhu-2racks", "--ranks", "0-3", "--out", at("dataset.json"), "-q"},
+		{"probe", "identity", "--platform", "zhu-2racks", "--out", at("identities.json")},
+		{"cluster", filepath.Join(at("discover"), "dataset.json"), "--distance", "rtt", "--algorithm", "agglomerative", "--out", at("cluster.json")},
+		{"infer", "--platform", "zhu-2racks", "--out", at("infer.json"), "-q"},
+		{"platform", "export", "--simgrid", "zhu-2racks", "-o", at("zhu.xml")},
+		{"topo", "convert", in, "--to", "json", "-o", at("topology.json")},
+		{"topo", "convert", in, "--to", "dot", "-o", at("topology.dot")},
+		{"order", in, "--format", "ompi-rankfile", "-o", at("rankfile")},
+		{"order", in, "--out-dir", at("order")},
+		{"bench", "bcast", "--platform", tinyPlatform, "--sizes", "1KiB", "--reps", "1", "--algorithms", "binomial", "--plot", at("bench.png"), "-q"},
+		{"tune", "bcast", "--platform", tinyPlatform, "--out", at("tune"), "--sizes", "1KiB", "--reps", "1", "--algorithms", "binomial,pipeline", "--segs", "8KiB", "-q"},
+		{"version", "--cpuprofile", at("cpu.prof"), "--memprofile", at("mem.prof")},
 	} {
+		if args[0] == "report" {
+			// discover wrote one already: report must write it again.
+			if err := os.Remove(filepath.Join(args[1], "report.html")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		before := countFiles(t, dir, false)
 		if _, stderr, code := runCLI(t, args...); code != exitOK {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr)
 		}
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil || len(entries) != 4 {
-		t.Fatalf("%d files (%v), want 4", len(entries), err)
-	}
-	for _, e := range entries {
-		info, _ := e.Info()
-		if info.Mode().Perm() != 0o644 {
-			t.Errorf("%s: mode %v, want 0644", e.Name(), info.Mode().Perm())
+		if countFiles(t, dir, false) == before {
+			t.Errorf("%v wrote no file", args)
 		}
 	}
+	countFiles(t, dir, true)
+}
+
+// countFiles counts the files below dir; with check, it fails the test for
+// every one whose mode is not 0644.
+func countFiles(t *testing.T, dir string, check bool) int {
+	t.Helper()
+	n := 0
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		n++
+		if info, err := d.Info(); check && (err != nil || info.Mode().Perm() != 0o644) {
+			t.Errorf("%s: mode %v (%v), want 0644", path, info.Mode().Perm(), err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // TestWarnImplausibleListsAndBounds: implausible values go to stderr, ten
 // at most, then a line saying where all of them are marked.
 func TestWarnImplausibleListsAndBounds(t *testing.T) {
-	ds := &probe.Dataset{World: probe.World{Kind: "local", Size: 13}, PLogP: &probe.PLogPSection{}}
+	ds := &dataset.Dataset{World: dataset.World{Kind: "local", Size: 13}, PLogP: &dataset.PLogPSection{}}
 	for b := 1; b <= 12; b++ {
-		ds.PLogP.Pairs = append(ds.PLogP.Pairs, probe.PairResult[probe.PLogPResult]{A: 0, B: b,
-			Result: probe.PLogPResult{LS: -2.719e-6, G0S: 1e-6, Sizes: []probe.PLogPSize{{RTT: probe.Summary{Mean: 1e-5, Min: 1e-5}, GS: 1e-6}}}})
+		ds.PLogP.Pairs = append(ds.PLogP.Pairs, dataset.PairResult[dataset.PLogPResult]{A: 0, B: b,
+			Result: dataset.PLogPResult{LS: -2.719e-6, G0S: 1e-6, Sizes: []dataset.PLogPSize{{RTT: dataset.Summary{Mean: 1e-5, Min: 1e-5}, GS: 1e-6}}}})
 	}
 	var buf bytes.Buffer
 	warnImplausible(&buf, ds, "d.json")

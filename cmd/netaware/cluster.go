@@ -5,6 +5,7 @@ import (
 	"io"
 	"maps"
 	"math"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,29 +14,26 @@ import (
 	"github.com/spf13/cobra"
 
 	"netaware/cluster"
-	"netaware/probe"
+	"netaware/dataset"
 	"netaware/topo"
 )
 
 func init() { register(newClusterCmd) }
 
-// clusterAlgorithms are the --algorithm values.
-var clusterAlgorithms = []string{"auto", "agglomerative", "kmedoids", "dbscan", "hdbscan", "sss", "ssstree", "spectral", "components", "louvain", "modularity", "eco"}
-
 func newClusterCmd() *cobra.Command {
 	var (
 		distance, algorithm, linkage, out string
-		size, steps                       int
-		seed                              uint64
+		size                              int
 		minJump                           float64
 		asJSON                            bool
 	)
+	opt := cluster.DefaultOptions()
 	cmd := &cobra.Command{
-		Use:   "cluster DATASET",
+		Use:   "cluster DATASET|MATRIX.csv",
 		Short: "Cluster the ranks of a dataset into topology levels, without being told how many groups",
-		Long: `cluster reads a dataset (from 'netaware probe' or 'netaware discover'), turns
-one of its sections into a rank-to-rank distance and clusters the ranks into
-nested levels, finest first, written as a topology.json.
+		Long: `cluster reads a dataset (from 'netaware probe' or 'netaware discover'), or a
+matrix from a CSV file, turns it into a rank-to-rank distance and clusters
+the ranks into nested levels, finest first, written as a topology.json.
 
 Distances (--distance):
   rtt        the minimum RTT of each pair, either direction
@@ -46,6 +44,11 @@ Distances (--distance):
   bandwidth  1 / achievable bandwidth (modularity methods use the bandwidth
              itself as edge weight, seed 000)
 
+A file ending in .csv is a matrix: labels in the first row and column, one
+value per pair, an empty cell for a pair not measured (docs/clustering.md).
+Its values are distances (--distance distance, the default for CSV) or
+bandwidths (--distance bandwidth); the labels become the host names.
+
 Nobody gives a number of clusters. Hierarchical methods (agglomerative,
 ssstree, modularity) cut their hierarchy where the merge distance jumps (by --min-jump);
 flat methods get their parameter (k, eps, alpha, threshold, resolution,
@@ -54,64 +57,97 @@ silhouette, and give one level under "all". auto builds the average-linkage
 dendrogram's levels and adds the best flat clustering of the searches (SSS,
 ECO, DBSCAN, components, k-medoids) when it nests with them.
 
-Every pair must be measured (a distance with holes is refused): the plogp and
-features distances need a PLogP campaign over all ranks ('netaware probe plogp'
-without --ranks, or 'netaware discover --level thorough').`,
+Incomplete data: ranks with no measured pair (a campaign run with --ranks)
+are left out, and the measured ranks are clustered as ranks 0..k-1 of the
+topology (their dataset ranks are listed under the method's "ranks"). When
+pairs among them are still missing (sites monitored on their own, seed 004
+Sect. 3), eco and auto run ECO with its 20% bound, a missing pair never
+merging, and auto adds the groups joined by measured pairs as the next
+level; the other algorithms need every pair. What was done is printed.`,
 		Example: `  netaware probe rtt --platform zhu-2racks --out d.json
   netaware cluster d.json --distance rtt --algorithm auto --out topology.json
-  netaware cluster d.json --distance rtt --algorithm dbscan --out dbscan.json`,
+  netaware cluster d.json --distance rtt --algorithm dbscan --out dbscan.json
+  netaware probe rtt --platform grid5000-4sites --ranks 0-3,16-19 --out part.json
+  netaware cluster part.json --distance rtt --out part-topology.json
+  printf ',a,b,c,d\na,,1,9,\nb,1,,9,\nc,9,9,,2\nd,,,2,\n' > lat.csv
+  netaware cluster lat.csv --algorithm eco --out lat-topology.json`,
 		Args: cobra.ExactArgs(1),
 	}
 	f := cmd.Flags()
-	f.StringVar(&distance, "distance", "plogp", "rtt, plogp, features or bandwidth")
-	f.StringVar(&algorithm, "algorithm", "auto", strings.Join(clusterAlgorithms, ", "))
+	f.StringVar(&distance, "distance", "plogp", "rtt, plogp, features or bandwidth; for a CSV matrix: distance (its default) or bandwidth")
+	f.StringVar(&algorithm, "algorithm", opt.Algorithm, strings.Join(cluster.Algorithms, ", "))
 	f.StringVar(&linkage, "linkage", "average", "agglomerative: single, complete, average or ward")
 	f.IntVar(&size, "size", 0, "plogp and features: message size m in bytes (must be measured)")
-	f.IntVar(&steps, "steps", 50, "parameter search: points of the linear search (seed 003 Sect. 3.3)")
-	f.Uint64Var(&seed, "seed", 1, "seed of the randomized methods (Louvain, spectral's k-means)")
-	f.Float64Var(&minJump, "min-jump", 0.05, "hierarchy cut: smallest relative jump of merge distances between two levels")
+	f.IntVar(&opt.Steps, "steps", opt.Steps, "parameter search: points of the linear search (seed 003 Sect. 3.3)")
+	f.Uint64Var(&opt.Seed, "seed", opt.Seed, "seed of the randomized methods (Louvain, spectral's k-means)")
+	f.Float64Var(&minJump, "min-jump", opt.Gap.MinJump, "hierarchy cut: smallest relative jump of merge distances between two levels")
 	f.StringVar(&out, "out", "topology.json", "topology file to write")
 	f.BoolVar(&asJSON, "json", false, "print the summary as JSON instead of a table")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		if !contains(clusterAlgorithms, algorithm) {
-			return usagef("--algorithm %q: want one of %s", algorithm, strings.Join(clusterAlgorithms, ", "))
-		}
+		opt.Algorithm = algorithm
+		opt.Gap.MinJump = minJump
 		link, err := cluster.ParseLinkage(linkage)
 		if err != nil {
 			return usagef("--linkage: %v", err)
 		}
-		if steps < 2 {
-			return usagef("--steps %d: want 2 or more", steps)
+		opt.Linkage = link
+		if err := opt.Validate(); err != nil {
+			return usagef("%v", err)
 		}
-		if !(minJump > 0) {
-			return usagef("--min-jump %g: want a positive fraction", minJump)
+		var (
+			dist, sim *cluster.Matrix
+			hosts     []string
+		)
+		if strings.HasSuffix(strings.ToLower(args[0]), ".csv") {
+			if !cmd.Flags().Changed("distance") {
+				distance = "distance"
+			}
+			dist, sim, hosts, err = csvDistance(args[0], distance)
+		} else {
+			var ds *dataset.Dataset
+			if ds, err = dataset.Load(args[0]); err != nil {
+				return err
+			}
+			dist, sim, err = datasetDistance(ds, distance, size)
+			for _, r := range ds.Ranks {
+				hosts = append(hosts, r.Host)
+			}
 		}
-		ds, err := probe.Load(args[0])
 		if err != nil {
 			return err
 		}
-		dist, sim, err := datasetDistance(ds, distance, size)
-		if err != nil {
-			return err
+		var notes []string
+		points := cluster.MeasuredPoints(dist)
+		if len(points) < 2 {
+			return fmt.Errorf("cluster %s: --distance %s: %d ranks have a measured pair; nothing to cluster", args[0], distance, len(points))
 		}
-		res, err := clusterLevels(dist, sim, algorithm, link, steps, seed, gapOptions(minJump))
+		world := dist.N
+		if len(points) < world {
+			notes = append(notes, fmt.Sprintf("%d of %d ranks have measured pairs (%s): clustering those as ranks 0-%d", len(points), world, topo.FormatRanks(points), len(points)-1))
+			dist, sim = dist.Sub(points), sim.Sub(points)
+		}
+		res, err := cluster.Run(dist, sim, opt)
 		if err != nil {
 			return fmt.Errorf("cluster %s: %w", args[0], err)
 		}
+		notes = append(notes, res.Notes...)
 		n := dist.N
 		ranks := make([]topo.Rank, n)
-		for i := range ranks {
+		for i, p := range points {
 			ranks[i] = topo.Rank{Rank: i}
-			if i < len(ds.Ranks) && ds.Ranks[i].Host != "" {
-				ranks[i].Host = ds.Ranks[i].Host
+			if p < len(hosts) {
+				ranks[i].Host = hosts[p]
 			}
 		}
-		res.params["distance"] = distance
+		res.Params["distance"] = distance
 		if distance == "plogp" || distance == "features" {
-			res.params["size_bytes"] = size
+			res.Params["size_bytes"] = size
 		}
-		t := &topo.Topology{Version: topo.Version, Size: n, Ranks: ranks, Levels: res.levels,
-			Method: &topo.Method{Name: algorithm, Params: res.params}}
+		if len(points) < world {
+			res.Params["ranks"] = topo.FormatRanks(points)
+		}
+		t := &topo.Topology{Version: topo.Version, Size: n, Ranks: ranks, Levels: res.Levels,
+			Method: &topo.Method{Name: algorithm, Params: res.Params}}
 		if err := t.Validate(); err != nil {
 			return fmt.Errorf("cluster: topology: %w", err)
 		}
@@ -119,6 +155,7 @@ without --ranks, or 'netaware discover --level thorough').`,
 			return err
 		}
 		sum := summarizeCluster(args[0], t, out)
+		sum.Notes = notes
 		if asJSON {
 			return probeWriteJSON(cmd.OutOrStdout(), sum)
 		}
@@ -137,18 +174,40 @@ func contains(s []string, v string) bool {
 	return false
 }
 
+// csvDistance reads a CSV matrix of distances or bandwidths.
+func csvDistance(path, kind string) (dist, sim *cluster.Matrix, labels []string, err error) {
+	if kind != "distance" && kind != "bandwidth" {
+		return nil, nil, nil, usagef("--distance %q: a CSV matrix holds distances (distance) or bandwidths (bandwidth)", kind)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer f.Close()
+	lm, err := cluster.ReadMatrixCSV(f)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if kind == "distance" {
+		return lm.M, cluster.InverseSimilarity(lm.M), lm.Labels, nil
+	}
+	if dist, err = cluster.BandwidthDistance(lm.M); err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return dist, lm.M, lm.Labels, nil
+}
+
 // datasetDistance builds the distance matrix (and a similarity for the
-// modularity methods) from a dataset section.
-func datasetDistance(ds *probe.Dataset, kind string, size int) (dist, sim *cluster.Matrix, err error) {
+// modularity methods) from a dataset section; unmeasured pairs are NaN.
+func datasetDistance(ds *dataset.Dataset, kind string, size int) (dist, sim *cluster.Matrix, err error) {
 	n := ds.World.Size
-	var missing int
 	switch kind {
 	case "rtt":
 		if ds.RTT == nil {
 			return nil, nil, usagef("--distance rtt: the dataset has no rtt section")
 		}
 		m := ds.RTTMin()
-		dist, missing, err = cluster.RTTDistance(n, func(i, j int) []float64 {
+		dist, _, err = cluster.RTTDistance(n, func(i, j int) []float64 {
 			if v := m[i][j]; !math.IsNaN(v) {
 				return []float64{v}
 			}
@@ -160,11 +219,27 @@ func datasetDistance(ds *probe.Dataset, kind string, size int) (dist, sim *clust
 		}
 		at := plogpAt(ds, size)
 		if kind == "plogp" {
-			dist, missing, err = cluster.PLogPDistance(n, at)
+			dist, _, err = cluster.PLogPDistance(n, at)
 		} else {
+			// Eq. 3.5's vectors have an entry per rank: over the ranks
+			// the campaign measured, embedded in the world's matrix.
+			pts := plogpRanks(ds)
 			var v [][]float64
-			if v, err = cluster.PLogPFeatures(n, at); err == nil {
-				dist, err = cluster.EuclideanDistance(v)
+			if v, err = cluster.PLogPFeatures(len(pts), func(i, j int) (cluster.PLogPParams, bool) { return at(pts[i], pts[j]) }); err != nil {
+				return nil, nil, fmt.Errorf("--distance features needs every pair of the measured ranks (%w); --distance plogp takes holes", err)
+			}
+			var sub *cluster.Matrix
+			if sub, err = cluster.EuclideanDistance(v); err != nil {
+				return nil, nil, err
+			}
+			dist = cluster.NewMatrix(n)
+			for i := range dist.Data {
+				dist.Data[i] = math.NaN()
+			}
+			for a, i := range pts {
+				for b, j := range pts {
+					dist.Data[i*n+j] = sub.At(a, b)
+				}
 			}
 		}
 	case "bandwidth":
@@ -172,11 +247,11 @@ func datasetDistance(ds *probe.Dataset, kind string, size int) (dist, sim *clust
 			return nil, nil, usagef("--distance bandwidth: the dataset has no bandwidth section")
 		}
 		m := ds.BandwidthMatrix()
-		sim, missing, err = cluster.BandwidthSimilarity(n, func(i, j int) (float64, bool) {
+		sim, _, err = cluster.BandwidthSimilarity(n, func(i, j int) (float64, bool) {
 			v := m[i][j]
 			return v, !math.IsNaN(v)
 		})
-		if err == nil && missing == 0 {
+		if err == nil {
 			dist, err = cluster.BandwidthDistance(sim)
 		}
 	default:
@@ -185,20 +260,26 @@ func datasetDistance(ds *probe.Dataset, kind string, size int) (dist, sim *clust
 	if err != nil {
 		return nil, nil, err
 	}
-	if missing > 0 {
-		return nil, nil, fmt.Errorf("--distance %s: %d rank pairs are not measured; measure every pair", kind, missing)
-	}
 	if sim == nil {
-		sim = inverse(dist)
+		sim = cluster.InverseSimilarity(dist)
 	}
 	return dist, sim, nil
 }
 
+// plogpRanks lists the ranks of the dataset's PLogP pairs, in order.
+func plogpRanks(ds *dataset.Dataset) []int {
+	seen := map[int]bool{}
+	for _, p := range ds.PLogP.Pairs {
+		seen[p.A], seen[p.B] = true, true
+	}
+	return slices.Sorted(maps.Keys(seen))
+}
+
 // plogpAt reads the PLogP parameters of the ordered pair i->j at m bytes
 // (of j->i when only that direction was measured).
-func plogpAt(ds *probe.Dataset, m int) func(i, j int) (cluster.PLogPParams, bool) {
+func plogpAt(ds *dataset.Dataset, m int) func(i, j int) (cluster.PLogPParams, bool) {
 	type key struct{ a, b int }
-	idx := map[key]*probe.PLogPResult{}
+	idx := map[key]*dataset.PLogPResult{}
 	for k := range ds.PLogP.Pairs {
 		p := &ds.PLogP.Pairs[k]
 		idx[key{p.A, p.B}] = &p.Result
@@ -221,193 +302,6 @@ func plogpAt(ds *probe.Dataset, m int) func(i, j int) (cluster.PLogPParams, bool
 	}
 }
 
-// inverse is the similarity 1/d of a distance (0 on the diagonal).
-func inverse(d *cluster.Matrix) *cluster.Matrix {
-	s := cluster.NewMatrix(d.N)
-	for i := 0; i < d.N; i++ {
-		for j := i + 1; j < d.N; j++ {
-			v := d.At(i, j)
-			if v > 0 {
-				s.Set(i, j, 1/v)
-			} else {
-				s.Set(i, j, math.MaxFloat64/float64(d.N*d.N))
-			}
-		}
-	}
-	return s
-}
-
-type clusterResult struct {
-	levels []topo.Level
-	params map[string]any
-}
-
-// clusterLevels runs one algorithm, its parameters chosen automatically.
-// gapOptions is the hierarchy cut: the cluster package's rule with the
-// given smallest jump. The default 5% (the package's own is 25%) is five
-// times the spread of a band of PLogP distances measured with R = 32
-// repetitions (about 1%, e.g. 50.6 to 51.1 us inside bordeaux-2013's
-// clusters), and what separates Bordereau from Borderline there (51.1 to
-// 55.7 us, a 9% jump); the spread factor still keeps a widely spread band
-// whole.
-func gapOptions(minJump float64) cluster.GapOptions {
-	g := cluster.DefaultGapOptions()
-	g.MinJump = minJump
-	return g
-}
-
-func clusterLevels(d, sim *cluster.Matrix, algorithm string, link cluster.Linkage, steps int, seed uint64, gap cluster.GapOptions) (clusterResult, error) {
-	n := d.N
-	res := clusterResult{params: map[string]any{}}
-	flat := func(name string, r *cluster.SearchResult, err error) (clusterResult, error) {
-		if err != nil {
-			return res, err
-		}
-		best, err := r.BestTrial()
-		if err != nil {
-			return res, fmt.Errorf("%s: %w", name, err)
-		}
-		res.params["parameter"], res.params["silhouette"] = best.X, best.Score
-		res.levels, err = cluster.LevelsFromPartitions(n, []cluster.Labels{withoutNoise(best.Labels)})
-		return res, err
-	}
-	var err error
-	switch algorithm {
-	case "agglomerative":
-		res.params["linkage"] = linkName(link)
-		res.params["min_jump"] = gap.MinJump
-		res.levels, err = cluster.LevelsFromDistances(d, link, gap)
-		return res, err
-	case "kmedoids":
-		r, err := cluster.SearchKMedoids(d, min(steps, max(1, n-1)))
-		return flat("kmedoids", r, err)
-	case "dbscan":
-		r, err := cluster.SearchDBSCAN(d, 2, steps)
-		return flat("dbscan", r, err)
-	case "components":
-		r, err := cluster.SearchConnectedComponents(d, steps)
-		return flat("components", r, err)
-	case "sss":
-		r, err := cluster.SearchSSS(d, steps)
-		return flat("sss", r, err)
-	case "eco":
-		r, err := cluster.SearchECO(d, steps)
-		return flat("eco", r, err)
-	case "louvain":
-		r, err := cluster.SearchLouvain(sim, d, seed, steps)
-		return flat("louvain", r, err)
-	case "spectral":
-		r, err := cluster.LinearSearch(cluster.ClusterCountSpace(n), min(steps, max(1, n-1)), func(x float64) (cluster.Labels, error) {
-			return cluster.Spectral(d, int(x), cluster.SpectralOptions{Seed: seed})
-		}, cluster.SilhouetteCriterion(d))
-		return flat("spectral", r, err)
-	case "hdbscan":
-		r, err := cluster.HDBSCAN(d, cluster.HDBSCANOptions{})
-		if err != nil {
-			return res, err
-		}
-		res.levels, err = cluster.LevelsFromPartitions(n, []cluster.Labels{withoutNoise(r.Labels)})
-		return res, err
-	case "ssstree":
-		r, err := cluster.SearchSSSTree(d, 1, steps)
-		if err != nil {
-			return res, err
-		}
-		best, err := r.BestTrial()
-		if err != nil {
-			return res, err
-		}
-		tr, err := cluster.SSSTree(d, best.X, 0)
-		if err != nil {
-			return res, err
-		}
-		res.params["alpha"] = best.X
-		res.levels, err = tr.Levels(n)
-		return res, err
-	case "modularity":
-		h, err := cluster.HierarchicalModularity(sim, 1, seed)
-		if err != nil {
-			return res, err
-		}
-		res.levels, err = cluster.ModularityLevels(n, h)
-		return res, err
-	case "auto":
-		res.params["linkage"] = "average"
-		res.params["min_jump"] = gap.MinJump
-		if res.levels, err = cluster.LevelsFromDistances(d, cluster.AverageLinkage, gap); err != nil {
-			return res, err
-		}
-		return autoFlat(d, steps, res)
-	}
-	return res, fmt.Errorf("unknown algorithm %q", algorithm)
-}
-
-// autoFlat runs the flat searches, keeps the clustering with the best
-// silhouette and adds it to the dendrogram's levels when it nests.
-func autoFlat(d *cluster.Matrix, steps int, res clusterResult) (clusterResult, error) {
-	n := d.N
-	type cand struct {
-		name string
-		run  func() (*cluster.SearchResult, error)
-	}
-	cands := []cand{
-		{"sss", func() (*cluster.SearchResult, error) { return cluster.SearchSSS(d, steps) }},
-		{"eco", func() (*cluster.SearchResult, error) { return cluster.SearchECO(d, steps) }},
-		{"dbscan", func() (*cluster.SearchResult, error) { return cluster.SearchDBSCAN(d, 2, steps) }},
-		{"components", func() (*cluster.SearchResult, error) { return cluster.SearchConnectedComponents(d, steps) }},
-		{"kmedoids", func() (*cluster.SearchResult, error) { return cluster.SearchKMedoids(d, min(steps, max(1, n-1))) }},
-	}
-	bestName, bestScore := "", math.Inf(-1)
-	var bestLabels cluster.Labels
-	for _, c := range cands {
-		r, err := c.run()
-		if err != nil {
-			return res, fmt.Errorf("auto %s: %w", c.name, err)
-		}
-		if t, err := r.BestTrial(); err == nil && t.Score > bestScore {
-			bestName, bestScore, bestLabels = c.name, t.Score, t.Labels
-		}
-	}
-	if bestLabels == nil {
-		return res, nil
-	}
-	res.params["best_flat"], res.params["best_flat_silhouette"] = bestName, bestScore
-	flat, err := cluster.LevelsFromPartitions(n, []cluster.Labels{withoutNoise(bestLabels)})
-	if err != nil || len(flat) < 2 {
-		return res, nil // one group: nothing to add
-	}
-	l := flat[0]
-	l.Name = "auto-" + bestName
-	res.levels = insertLevel(res.levels, l, n)
-	return res, nil
-}
-
-// withoutNoise gives every noise point (DBSCAN, HDBSCAN) a cluster of its
-// own, since levels must place every rank.
-func withoutNoise(l cluster.Labels) cluster.Labels {
-	out := append(cluster.Labels(nil), l...)
-	next := 0
-	for _, v := range l {
-		next = max(next, v+1)
-	}
-	for i, v := range out {
-		if v == cluster.Noise {
-			out[i] = next
-			next++
-		}
-	}
-	return out
-}
-
-func linkName(l cluster.Linkage) string {
-	for _, s := range []string{"single", "complete", "average", "ward"} {
-		if x, err := cluster.ParseLinkage(s); err == nil && x == l {
-			return s
-		}
-	}
-	return fmt.Sprint(l)
-}
-
 // clusterSummary is what 'cluster' prints (its --json output).
 type clusterSummary struct {
 	Dataset      string         `json:"dataset"`
@@ -416,6 +310,7 @@ type clusterSummary struct {
 	Params       map[string]any `json:"params"`
 	Levels       []levelSummary `json:"levels"`
 	TopologyFile string         `json:"topology_file"`
+	Notes        []string       `json:"notes,omitempty"` // what was done with unmeasured ranks and pairs
 }
 
 // levelSummary is a level's group count and sizes.
@@ -464,6 +359,9 @@ func formatParams(p map[string]any) string {
 
 func printClusterSummary(w io.Writer, s clusterSummary) {
 	fmt.Fprintf(w, "cluster %s: %d ranks, method %s\n", s.Dataset, s.Ranks, s.Method)
+	for _, n := range s.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
 	if len(s.Params) > 0 {
 		fmt.Fprintf(w, "parameters: %s\n", formatParams(s.Params))
 	}

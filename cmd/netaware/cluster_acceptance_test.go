@@ -7,14 +7,15 @@ import (
 	"strings"
 	"testing"
 
+	"netaware/cluster"
+	"netaware/dataset"
 	"netaware/metrics"
 	"netaware/platform"
-	"netaware/probe"
 )
 
 // loadPLogPText rebuilds a PLogP dataset from the reduced form written by
 // testdata/trim_plogp.py (measured in the simulator, noise on, R = 32).
-func loadPLogPText(t *testing.T, path string) *probe.Dataset {
+func loadPLogPText(t *testing.T, path string) *dataset.Dataset {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -22,7 +23,7 @@ func loadPLogPText(t *testing.T, path string) *probe.Dataset {
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
-	ds := &probe.Dataset{Version: 1, PLogP: &probe.PLogPSection{Complete: true}}
+	ds := &dataset.Dataset{Version: 1, PLogP: &dataset.PLogPSection{Complete: true}}
 	line := 0
 	for sc.Scan() {
 		line++
@@ -37,8 +38,8 @@ func loadPLogPText(t *testing.T, path string) *probe.Dataset {
 		if _, err := fmt.Sscanf(sc.Text(), "%d %d %g %g %g %g", &a, &b, &l, &os, &or, &g); err != nil {
 			t.Fatalf("%s:%d: %v", path, line, err)
 		}
-		ds.PLogP.Pairs = append(ds.PLogP.Pairs, probe.PairResult[probe.PLogPResult]{A: a, B: b, Result: probe.PLogPResult{
-			LS: l, Sizes: []probe.PLogPSize{{Bytes: 0, Os: probe.Summary{N: 32, Mean: os}, Or: probe.Summary{N: 32, Mean: or}, GS: g}},
+		ds.PLogP.Pairs = append(ds.PLogP.Pairs, dataset.PairResult[dataset.PLogPResult]{A: a, B: b, Result: dataset.PLogPResult{
+			LS: l, Sizes: []dataset.PLogPSize{{Bytes: 0, Os: dataset.Summary{N: 32, Mean: os}, Or: dataset.Summary{N: 32, Mean: or}, GS: g}},
 		}})
 	}
 	if err := sc.Err(); err != nil {
@@ -61,7 +62,7 @@ func autoLevelsNMIWith(t *testing.T, kind, data, plat string, names ...string) m
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := clusterLevels(d, sim, "auto", 0, 50, 1, gapOptions(0.05))
+	res, err := cluster.Run(d, sim, cluster.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,17 +71,17 @@ func autoLevelsNMIWith(t *testing.T, kind, data, plat string, names ...string) m
 		t.Fatal(err)
 	}
 	var found []string
-	for _, l := range res.levels {
+	for _, l := range res.Levels {
 		found = append(found, fmt.Sprintf("%s(%d)", l.Name, len(l.Groups)))
 	}
-	t.Logf("levels %s; params %v", strings.Join(found, " "), res.params)
+	t.Logf("levels %s; params %v", strings.Join(found, " "), res.Params)
 	out := map[string]float64{}
 	for _, want := range names {
 		for _, tl := range p.Truth() {
 			if tl.Name != want {
 				continue
 			}
-			for _, l := range res.levels {
+			for _, l := range res.Levels {
 				if v, err := metrics.NMIGroups(l.Groups, tl.Groups, d.N); err == nil && v > out[want] {
 					out[want] = v
 				}

@@ -5,9 +5,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -17,12 +17,12 @@ import (
 	"netaware/cluster"
 	"netaware/comm"
 	"netaware/comm/tcp"
+	"netaware/dataset"
 	"netaware/discover"
 	"netaware/internal/atomicfile"
 	"netaware/model"
 	"netaware/order"
 	"netaware/platform"
-	"netaware/probe"
 	"netaware/report"
 	"netaware/topo"
 )
@@ -112,7 +112,7 @@ built-in simulated platform ` + defaultPlatform + ` and says so.`,
 		// that an interrupted discovery leaves them in OUT/dataset.json.
 		ck := &checkpointer{path: filepath.Join(out, "dataset.json"), interval: 5 * time.Second, last: start}
 		kept := false
-		opt.Checkpoint = func(ds *probe.Dataset, final bool) error {
+		opt.Checkpoint = func(ds *dataset.Dataset, final bool) error {
 			w := (&campaignFlags{wf: wf}).worldDesc(ds.World.Size)
 			ds.World.Kind, ds.World.Platform, ds.World.Noise, ds.World.NoiseSeed = w.Kind, w.Platform, w.Noise, w.NoiseSeed
 			saved := ck.last
@@ -276,7 +276,7 @@ func describeWorld(info worldInfo) string {
 	if info.Kind == "mpi" && info.Library != "" {
 		return fmt.Sprintf("%d ranks over MPI (%s)", info.Size, info.Library)
 	}
-	return report.WorldTitle(probe.World{Kind: info.Kind, Platform: info.Platform, Size: info.Size})
+	return report.WorldTitle(dataset.World{Kind: info.Kind, Platform: info.Platform, Size: info.Size})
 }
 
 // printSummary prints the levels with group counts and sizes, typical
@@ -286,14 +286,14 @@ func printSummary(w io.Writer, o *discover.Outcome, info worldInfo, wall time.Du
 	fmt.Fprintf(w, "\n%s: %d levels\n", describeWorld(info), len(t.Levels))
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "LEVEL\tGROUPS\tSIZES (min/median/max)\tLATENCY WITHIN\tLATENCY BETWEEN")
-	for _, l := range t.Levels {
-		sizes := make([]int, len(l.Groups))
-		for i, g := range l.Groups {
-			sizes[i] = len(g)
+	lat := o.LevelLatencies(maxSummaryPairs)
+	for i, l := range t.Levels {
+		ls := summarizeLevel(l)
+		within, between := "-", "-"
+		if lat != nil {
+			within, between = secondsOrDash(lat[i].Within), secondsOrDash(lat[i].Between)
 		}
-		sort.Ints(sizes)
-		within, between := levelLatencies(o, l)
-		fmt.Fprintf(tw, "%s\t%d\t%d/%d/%d\t%s\t%s\n", l.Name, len(l.Groups), sizes[0], sizes[len(sizes)/2], sizes[len(sizes)-1], within, between)
+		fmt.Fprintf(tw, "%s\t%d\t%d/%d/%d\t%s\t%s\n", l.Name, ls.Groups, ls.MinSize, ls.MedianSize, ls.MaxSize, within, between)
 	}
 	tw.Flush()
 	m := t.Measurements
@@ -344,16 +344,14 @@ func summarizeDiscovery(o *discover.Outcome, info worldInfo, wall time.Duration,
 	if info.Kind == "sim" {
 		s.VirtualTimeS = info.VirtualTime.Seconds()
 	}
-	for _, l := range t.Levels {
+	lat := o.LevelLatencies(maxSummaryPairs)
+	for i, l := range t.Levels {
 		ls := discoverLevelSummary{levelSummary: summarizeLevel(l)}
-		in, out := levelLatencySamples(o, l)
-		if len(in) > 0 {
-			v := median(in)
-			ls.WithinS = &v
+		if lat != nil && lat[i].PairsWithin > 0 {
+			ls.WithinS = &lat[i].Within
 		}
-		if len(out) > 0 {
-			v := median(out)
-			ls.BetweenS = &v
+		if lat != nil && lat[i].PairsBetween > 0 {
+			ls.BetweenS = &lat[i].Between
 		}
 		s.Levels = append(s.Levels, ls)
 	}
@@ -366,75 +364,15 @@ func summarizeDiscovery(o *discover.Outcome, info worldInfo, wall time.Duration,
 	return s
 }
 
-// levelLatencies gives the median one-way tree latency between ranks of
-// one group and between ranks of different groups at level l.
-func levelLatencies(o *discover.Outcome, l topo.Level) (within, between string) {
-	in, out := levelLatencySamples(o, l)
-	return medianSeconds(in), medianSeconds(out)
-}
-
-// levelLatencySamples gives the one-way tree latencies between clustered
-// ranks of one group and of different groups at level l.
-func levelLatencySamples(o *discover.Outcome, l topo.Level) (in, out []float64) {
-	d, reps := o.Distance, o.Clustered
-	if d == nil || len(reps) < 2 {
-		return nil, nil
-	}
-	// Slices, not a map, and at most about maxSummaryPairs evenly spaced
-	// pairs: the table's medians do not need the 8 million pairs of
-	// 4,096 ranks per level (seconds and 64 MB each).
-	size := 0
-	for _, g := range l.Groups {
-		for _, r := range g {
-			size = max(size, r+1)
-		}
-	}
-	group := make([]int, size)
-	for gi, g := range l.Groups {
-		for _, r := range g {
-			if r >= 0 {
-				group[r] = gi
-			}
-		}
-	}
-	groupOf := func(r int) int {
-		if r >= 0 && r < size {
-			return group[r]
-		}
-		return 0
-	}
-	n := len(reps)
-	step := max(1, (n*(n-1)/2+maxSummaryPairs-1)/maxSummaryPairs)
-	k := 0
-	for i := range reps {
-		for j := i + 1; j < n; j++ {
-			if k++; (k-1)%step != 0 {
-				continue
-			}
-			if groupOf(reps[i]) == groupOf(reps[j]) {
-				in = append(in, d.At(i, j))
-			} else {
-				out = append(out, d.At(i, j))
-			}
-		}
-	}
-	return in, out
-}
-
-// median is the upper median of v (sorted in place).
-func median(v []float64) float64 {
-	sort.Float64s(v)
-	return v[len(v)/2]
-}
-
 // maxSummaryPairs bounds the pairs behind the summary table's medians.
 const maxSummaryPairs = 1 << 20
 
-func medianSeconds(v []float64) string {
-	if len(v) == 0 {
+// secondsOrDash prints a median, "-" when there were no pairs.
+func secondsOrDash(v float64) string {
+	if math.IsNaN(v) {
 		return "-"
 	}
-	return topo.FormatSeconds(median(v))
+	return topo.FormatSeconds(v)
 }
 
 func fmtDuration(d time.Duration) string {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"netaware/probe"
+	"netaware/dataset"
 	"netaware/topo"
 )
 
@@ -73,7 +73,7 @@ func TestDiscoverResumeCLI(t *testing.T) {
 	if _, err := runSimCLI(t, "discover", "--platform", plat, "--blind", "--out", dir, "-q"); err != nil {
 		t.Fatal(err)
 	}
-	before, err := probe.Load(filepath.Join(dir, "dataset.json"))
+	before, err := dataset.Load(filepath.Join(dir, "dataset.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestDiscoverResumeCLI(t *testing.T) {
 	if want := fmt.Sprintf("resumed: %d PLogP pairs kept from %s, 0 measured now", n, filepath.Join(dir, "dataset.json")); !strings.Contains(out, want) {
 		t.Errorf("output lacks %q:\n%s", want, out)
 	}
-	after, err := probe.Load(filepath.Join(dir, "dataset.json"))
+	after, err := dataset.Load(filepath.Join(dir, "dataset.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,8 @@ import (
 
 	"netaware/emu"
 	"netaware/platform"
+	"netaware/topo"
+	"netaware/units"
 )
 
 func init() { register(newEmuCmd) }
@@ -47,12 +49,16 @@ Examples:
 	return cmd
 }
 
+// emuUpOptions are 'netaware emu up”s options.
+type emuUpOptions struct {
+	streams
+	platform, prefix, burst string
+	placement               *platformPlacementFlags
+	opt                     emu.Options // built by validate
+}
+
 func newEmuUpCmd() *cobra.Command {
-	var (
-		prefix string
-		burst  string
-		pf     *platformPlacementFlags
-	)
+	o := &emuUpOptions{prefix: "emu"}
 	cmd := &cobra.Command{
 		Use:   "up PLATFORM [--prefix P]",
 		Short: "Build the network of a platform (a file or a built-in name)",
@@ -71,51 +77,62 @@ Examples:
   netaware emu up emu/testdata/star-2x6.yaml --prefix e1
   netaware emu up emu/testdata/chain-3x4.yaml --prefix e2 --per-host 2 --order cyclic`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := emu.ValidPrefix(prefix); err != nil {
-				return usagef("emu up: --prefix: %v", err)
-			}
-			p, err := platform.Load(args[0])
-			if err != nil {
-				return err
-			}
-			if p, err = pf.apply(p); err != nil {
-				return err
-			}
-			opt := emu.Options{Prefix: prefix}
-			if burst != "" {
-				b, err := platform.ParseSize(burst)
-				if err != nil || b <= 0 {
-					return usagef("emu up: --burst %q: want a positive size such as 64KiB", burst)
-				}
-				opt.Burst = b
-			}
-			// Plan first, so that a platform emu cannot build is refused
-			// before anything is created.
-			if _, err := emu.NewPlan(p, opt); err != nil {
-				return err
-			}
-			start := time.Now()
-			last := start
-			stderr := cmd.ErrOrStderr()
-			progress := func(done, total int) {
-				if now := time.Now(); now.Sub(last) >= time.Second && now.Sub(start) >= 2*time.Second {
-					last = now
-					fmt.Fprintf(stderr, "emu up %s: %d of %d steps\n", prefix, done, total)
-				}
-			}
-			c, err := emu.Up(cmd.Context(), p, opt, progress)
-			if err != nil {
-				return fmt.Errorf("emu up: %w", err)
-			}
-			emuSummary(cmd.OutOrStdout(), c, time.Since(start))
-			return nil
-		},
+		RunE: runOptions(o),
 	}
-	cmd.Flags().StringVar(&prefix, "prefix", "emu", fmt.Sprintf("names of the namespaces and veths (1-%d lowercase letters and digits)", emu.MaxPrefix))
-	cmd.Flags().StringVar(&burst, "burst", "", "tbf bucket size of every link (default: max(64KiB, 1 ms at the link's rate))")
-	pf = addPlatformPlacementFlags(cmd)
+	cmd.Flags().StringVar(&o.prefix, "prefix", o.prefix, fmt.Sprintf("names of the namespaces and veths (1-%d lowercase letters and digits)", emu.MaxPrefix))
+	cmd.Flags().StringVar(&o.burst, "burst", "", "tbf bucket size of every link (default: max(64KiB, 1 ms at the link's rate))")
+	o.placement = addPlatformPlacementFlags(cmd)
 	return cmd
+}
+
+func (o *emuUpOptions) complete(cmd *cobra.Command, args []string) error {
+	o.completeStreams(cmd)
+	o.platform = args[0]
+	return nil
+}
+
+func (o *emuUpOptions) validate() error {
+	if err := emu.ValidPrefix(o.prefix); err != nil {
+		return usagef("emu up: --prefix: %v", err)
+	}
+	o.opt = emu.Options{Prefix: o.prefix}
+	if o.burst != "" {
+		b, err := units.ParseSize(o.burst)
+		if err != nil || b <= 0 {
+			return usagef("emu up: --burst %q: want a positive size such as 64KiB", o.burst)
+		}
+		o.opt.Burst = b
+	}
+	return o.placement.validate()
+}
+
+func (o *emuUpOptions) run(ctx context.Context) error {
+	p, err := platform.Load(o.platform)
+	if err != nil {
+		return err
+	}
+	if p, err = o.placement.apply(p); err != nil {
+		return err
+	}
+	// Plan first, so that a platform emu cannot build is refused before
+	// anything is created.
+	if _, err := emu.NewPlan(p, o.opt); err != nil {
+		return err
+	}
+	start := time.Now()
+	last := start
+	progress := func(done, total int) {
+		if now := time.Now(); now.Sub(last) >= time.Second && now.Sub(start) >= 2*time.Second {
+			last = now
+			fmt.Fprintf(o.errOut, "emu up %s: %d of %d steps\n", o.prefix, done, total)
+		}
+	}
+	c, err := emu.Up(ctx, p, o.opt, progress)
+	if err != nil {
+		return fmt.Errorf("emu up: %w", err)
+	}
+	emuSummary(o.out, c, time.Since(start))
+	return nil
 }
 
 func emuSummary(w io.Writer, c *emu.Cluster, took time.Duration) {
@@ -125,13 +142,13 @@ func emuSummary(w io.Writer, c *emu.Cluster, took time.Duration) {
 	fmt.Fprintf(tw, "\nhost\tswitch\taddress\tnamespace\tlink rate\tranks\n")
 	for i, h := range c.Hosts {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", h.Name, h.Switch, h.Address, h.Namespace,
-			platform.FormatBandwidth(c.Links[i].RateBps), emuRanks(h.Ranks))
+			units.FormatBandwidth(c.Links[i].RateBps), topo.FormatRanks(h.Ranks))
 	}
 	tw.Flush()
 	if len(c.Links) > len(c.Hosts) {
 		fmt.Fprintf(tw, "\nswitch link\trate\tlatency\n")
 		for _, l := range c.Links[len(c.Hosts):] {
-			fmt.Fprintf(tw, "%s - %s\t%s\t%s\n", l.A, l.B, platform.FormatBandwidth(l.RateBps), platform.FormatTime(l.LatencyS))
+			fmt.Fprintf(tw, "%s - %s\t%s\t%s\n", l.A, l.B, units.FormatBandwidth(l.RateBps), units.FormatTime(l.LatencyS))
 		}
 		tw.Flush()
 	}
@@ -153,32 +170,19 @@ next:
 `, c.Prefix, c.Hosts[0].Name)
 }
 
-// emuRanks renders a sorted rank list compactly: "0-3,8".
-func emuRanks(rs []int) string {
-	var parts []string
-	for i := 0; i < len(rs); {
-		j := i
-		for j+1 < len(rs) && rs[j+1] == rs[j]+1 {
-			j++
-		}
-		if j > i {
-			parts = append(parts, fmt.Sprintf("%d-%d", rs[i], rs[j]))
-		} else {
-			parts = append(parts, strconv.Itoa(rs[i]))
-		}
-		i = j + 1
-	}
-	return strings.Join(parts, ",")
+// emuRunOptions are 'netaware emu run”s options.
+type emuRunOptions struct {
+	streams
+	prefix, host, outDir string
+	timeout              time.Duration
+	port                 int
+	live                 bool
+	argv                 []string
+	dashAt               int
 }
 
 func newEmuRunCmd() *cobra.Command {
-	var (
-		host    string
-		outDir  string
-		timeout time.Duration
-		port    int
-		live    bool
-	)
+	o := &emuRunOptions{}
 	cmd := &cobra.Command{
 		Use:   "run PREFIX [--host NAME] [--out-dir DIR] [--timeout D] -- COMMAND [ARGS...]",
 		Short: "Run a command on every rank of an emulated cluster, or once on one host",
@@ -205,57 +209,68 @@ Examples:
   netaware emu run e1 --host a0 -- iperf3 -s -1 -D
   netaware emu run e1 --host b3 -- iperf3 -c 10.67.0.1 -t 3`,
 		Args: cobra.MinimumNArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if cmd.ArgsLenAtDash() != 1 {
-				return usagef("emu run: want PREFIX [flags] -- COMMAND [ARGS...] (see 'netaware emu run --help')")
-			}
-			c, err := emu.Load("", args[0])
-			if err != nil {
-				return err
-			}
-			if c.State != "up" {
-				return fmt.Errorf("cluster %s is %s, not up (see 'netaware emu status %s')", c.Prefix, c.State, c.Prefix)
-			}
-			argv := args[1:]
-			if host != "" {
-				i, err := c.HostIndex(host)
-				if err != nil {
-					return usagef("emu run: --host: %v", err)
-				}
-				ctx := cmd.Context()
-				if timeout > 0 {
-					var cancel context.CancelFunc
-					ctx, cancel = context.WithTimeout(ctx, timeout)
-					defer cancel()
-				}
-				x := c.Command(ctx, i, argv...)
-				x.Stdin, x.Stdout, x.Stderr = os.Stdin, cmd.OutOrStdout(), cmd.ErrOrStderr()
-				if err := x.Run(); err != nil {
-					return fmt.Errorf("emu run: host %s: %s: %w", c.Hosts[i].Name, argv[0], err)
-				}
-				return nil
-			}
-			err = c.Run(cmd.Context(), argv, emu.RunOptions{
-				OutDir:  outDir,
-				Stdout:  cmd.OutOrStdout(),
-				Stderr:  cmd.ErrOrStderr(),
-				Port:    port,
-				Timeout: timeout,
-				Live:    live,
-			})
-			if err != nil {
-				return fmt.Errorf("emu run %s: %w", c.Prefix, err)
-			}
-			return nil
-		},
+		RunE: runOptions(o),
 	}
 	f := cmd.Flags()
-	f.StringVar(&host, "host", "", "run COMMAND once in this host (name or address) instead of once per rank")
-	f.StringVar(&outDir, "out-dir", "", "write each rank's output to DIR/RANK.out and DIR/RANK.err")
-	f.DurationVar(&timeout, "timeout", 0, "stop the command(s) after this long (0: no limit)")
-	f.IntVar(&port, "port", 0, "coordinator port on rank 0's host (default: random in 30000-49999)")
-	f.BoolVar(&live, "live", false, "print output lines as they come, each prefixed \"[rank] \" (default: once the ranks have finished)")
+	f.StringVar(&o.host, "host", "", "run COMMAND once in this host (name or address) instead of once per rank")
+	f.StringVar(&o.outDir, "out-dir", "", "write each rank's output to DIR/RANK.out and DIR/RANK.err")
+	f.DurationVar(&o.timeout, "timeout", 0, "stop the command(s) after this long (0: no limit)")
+	f.IntVar(&o.port, "port", 0, "coordinator port on rank 0's host (default: random in 30000-49999)")
+	f.BoolVar(&o.live, "live", false, "print output lines as they come, each prefixed \"[rank] \" (default: once the ranks have finished)")
 	return cmd
+}
+
+func (o *emuRunOptions) complete(cmd *cobra.Command, args []string) error {
+	o.completeStreams(cmd)
+	o.dashAt = cmd.ArgsLenAtDash()
+	o.prefix, o.argv = args[0], args[1:]
+	return nil
+}
+
+func (o *emuRunOptions) validate() error {
+	if o.dashAt != 1 {
+		return usagef("emu run: want PREFIX [flags] -- COMMAND [ARGS...] (see 'netaware emu run --help')")
+	}
+	return nil
+}
+
+func (o *emuRunOptions) run(ctx context.Context) error {
+	c, err := emu.Load("", o.prefix)
+	if err != nil {
+		return err
+	}
+	if c.State != "up" {
+		return fmt.Errorf("cluster %s is %s, not up (see 'netaware emu status %s')", c.Prefix, c.State, c.Prefix)
+	}
+	if o.host != "" {
+		i, err := c.HostIndex(o.host)
+		if err != nil {
+			return usagef("emu run: --host: %v", err)
+		}
+		if o.timeout > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, o.timeout)
+			defer cancel()
+		}
+		x := c.Command(ctx, i, o.argv...)
+		x.Stdin, x.Stdout, x.Stderr = os.Stdin, o.out, o.errOut
+		if err := x.Run(); err != nil {
+			return fmt.Errorf("emu run: host %s: %s: %w", c.Hosts[i].Name, o.argv[0], err)
+		}
+		return nil
+	}
+	err = c.Run(ctx, o.argv, emu.RunOptions{
+		OutDir:  o.outDir,
+		Stdout:  o.out,
+		Stderr:  o.errOut,
+		Port:    o.port,
+		Timeout: o.timeout,
+		Live:    o.live,
+	})
+	if err != nil {
+		return fmt.Errorf("emu run %s: %w", c.Prefix, err)
+	}
+	return nil
 }
 
 // emuStatus is the JSON form of one cluster in 'emu status --json'.
@@ -273,8 +288,15 @@ type emuStatus struct {
 	Missing  []string         `json:"missing,omitempty"`
 }
 
+// emuStatusOptions are 'netaware emu status”s options.
+type emuStatusOptions struct {
+	streams
+	args             []string
+	asJSON, mpiHosts bool
+}
+
 func newEmuStatusCmd() *cobra.Command {
-	var asJSON, mpiHosts bool
+	o := &emuStatusOptions{}
 	cmd := &cobra.Command{
 		Use:   "status [PREFIX]",
 		Short: "Show the emulated clusters, or one cluster's hosts and addresses",
@@ -289,91 +311,110 @@ Examples:
   netaware emu status e1 --json
   netaware emu status e1 --mpi-hosts`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if mpiHosts {
-				if len(args) != 1 {
-					return usagef("emu status: --mpi-hosts needs a PREFIX")
-				}
-				c, err := emu.Load("", args[0])
-				if err != nil {
-					return err
-				}
-				var hs []string
-				for _, h := range c.Hosts {
-					if len(h.Ranks) > 0 {
-						hs = append(hs, h.Address+":"+strconv.Itoa(len(h.Ranks)))
-					}
-				}
-				fmt.Fprintln(cmd.OutOrStdout(), strings.Join(hs, ","))
-				return nil
-			}
-			prefixes := args
-			if len(args) == 0 {
-				var err error
-				if prefixes, err = emu.List(""); err != nil {
-					return err
-				}
-			}
-			var out []emuStatus
-			for _, p := range prefixes {
-				c, err := emu.Load("", p)
-				if err != nil {
-					return err
-				}
-				out = append(out, emuStatus{c.Prefix, c.State, c.Platform, c.File, c.Subnet, c.Netem,
-					c.Hosts, c.Switches, c.Links, c.Ranks, c.Missing()})
-			}
-			w := cmd.OutOrStdout()
-			if asJSON {
-				if len(args) == 1 {
-					return platformJSON(w, out[0])
-				}
-				if out == nil {
-					out = []emuStatus{}
-				}
-				return platformJSON(w, out)
-			}
-			if len(out) == 0 {
-				fmt.Fprintln(w, "no emulated clusters")
-				return nil
-			}
-			if len(args) == 0 {
-				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-				fmt.Fprintf(tw, "prefix\tstate\tplatform\thosts\tswitches\tranks\tsubnet\n")
-				for _, s := range out {
-					state := s.State
-					if len(s.Missing) > 0 {
-						state += fmt.Sprintf(" (%d namespaces missing)", len(s.Missing))
-					}
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\n", s.Prefix, state, s.Platform, len(s.Hosts), len(s.Switches), len(s.Ranks), s.Subnet)
-				}
-				return tw.Flush()
-			}
-			s := out[0]
-			fmt.Fprintf(w, "cluster %s: %s, platform %s (%s), subnet %s, netem %v\n", s.Prefix, s.State, s.Platform, s.File, s.Subnet, s.Netem)
-			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-			fmt.Fprintf(tw, "host\tswitch\taddress\tnamespace\tranks\n")
-			for _, h := range s.Hosts {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", h.Name, h.Switch, h.Address, h.Namespace, emuRanks(h.Ranks))
-			}
-			tw.Flush()
-			if m := s.Missing; len(m) > 0 {
-				list := strings.Join(m, ", ")
-				if len(m) > 8 {
-					list = strings.Join(m[:8], ", ") + fmt.Sprintf(", ... (%d in all)", len(m))
-				}
-				fmt.Fprintf(w, "missing namespaces: %s (remove the rest with 'netaware emu down %s')\n", list, s.Prefix)
-			}
-			return nil
-		},
+		RunE: runOptions(o),
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of a table")
-	cmd.Flags().BoolVar(&mpiHosts, "mpi-hosts", false, "print the hosts as an mpirun --host list (ADDRESS:SLOTS,...)")
+	cmd.Flags().BoolVar(&o.asJSON, "json", false, "print JSON instead of a table")
+	cmd.Flags().BoolVar(&o.mpiHosts, "mpi-hosts", false, "print the hosts as an mpirun --host list (ADDRESS:SLOTS,...)")
 	return cmd
 }
 
+func (o *emuStatusOptions) complete(cmd *cobra.Command, args []string) error {
+	o.completeStreams(cmd)
+	o.args = args
+	return nil
+}
+
+func (o *emuStatusOptions) validate() error {
+	if o.mpiHosts && len(o.args) != 1 {
+		return usagef("emu status: --mpi-hosts needs a PREFIX")
+	}
+	return nil
+}
+
+func (o *emuStatusOptions) run(context.Context) error {
+	if o.mpiHosts {
+		c, err := emu.Load("", o.args[0])
+		if err != nil {
+			return err
+		}
+		var hs []string
+		for _, h := range c.Hosts {
+			if len(h.Ranks) > 0 {
+				hs = append(hs, h.Address+":"+strconv.Itoa(len(h.Ranks)))
+			}
+		}
+		fmt.Fprintln(o.out, strings.Join(hs, ","))
+		return nil
+	}
+	prefixes := o.args
+	if len(o.args) == 0 {
+		var err error
+		if prefixes, err = emu.List(""); err != nil {
+			return err
+		}
+	}
+	var out []emuStatus
+	for _, p := range prefixes {
+		c, err := emu.Load("", p)
+		if err != nil {
+			return err
+		}
+		out = append(out, emuStatus{c.Prefix, c.State, c.Platform, c.File, c.Subnet, c.Netem,
+			c.Hosts, c.Switches, c.Links, c.Ranks, c.Missing()})
+	}
+	w := o.out
+	if o.asJSON {
+		if len(o.args) == 1 {
+			return platformJSON(w, out[0])
+		}
+		if out == nil {
+			out = []emuStatus{}
+		}
+		return platformJSON(w, out)
+	}
+	if len(out) == 0 {
+		fmt.Fprintln(w, "no emulated clusters")
+		return nil
+	}
+	if len(o.args) == 0 {
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintf(tw, "prefix\tstate\tplatform\thosts\tswitches\tranks\tsubnet\n")
+		for _, s := range out {
+			state := s.State
+			if len(s.Missing) > 0 {
+				state += fmt.Sprintf(" (%d namespaces missing)", len(s.Missing))
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\n", s.Prefix, state, s.Platform, len(s.Hosts), len(s.Switches), len(s.Ranks), s.Subnet)
+		}
+		return tw.Flush()
+	}
+	s := out[0]
+	fmt.Fprintf(w, "cluster %s: %s, platform %s (%s), subnet %s, netem %v\n", s.Prefix, s.State, s.Platform, s.File, s.Subnet, s.Netem)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "host\tswitch\taddress\tnamespace\tranks\n")
+	for _, h := range s.Hosts {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", h.Name, h.Switch, h.Address, h.Namespace, topo.FormatRanks(h.Ranks))
+	}
+	tw.Flush()
+	if m := s.Missing; len(m) > 0 {
+		list := strings.Join(m, ", ")
+		if len(m) > 8 {
+			list = strings.Join(m[:8], ", ") + fmt.Sprintf(", ... (%d in all)", len(m))
+		}
+		fmt.Fprintf(w, "missing namespaces: %s (remove the rest with 'netaware emu down %s')\n", list, s.Prefix)
+	}
+	return nil
+}
+
+// emuDownOptions are 'netaware emu down”s options.
+type emuDownOptions struct {
+	streams
+	prefixes []string
+	all      bool
+}
+
 func newEmuDownCmd() *cobra.Command {
-	var all bool
+	o := &emuDownOptions{}
 	cmd := &cobra.Command{
 		Use:   "down PREFIX... | --all",
 		Short: "Remove emulated clusters (also half-built or crashed ones)",
@@ -387,41 +428,65 @@ an error.
 Examples:
   netaware emu down e1
   netaware emu down --all`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if all == (len(args) > 0) {
-				return usagef("emu down: give PREFIX... or --all")
-			}
-			prefixes := args
-			if all {
-				var err error
-				if prefixes, err = emu.List(""); err != nil {
-					return err
-				}
-			}
-			for _, p := range prefixes {
-				if err := emu.ValidPrefix(p); err != nil {
-					return usagef("emu down: %v", err)
-				}
-			}
-			var errs []error
-			for _, p := range prefixes {
-				ctx, cancel := context.WithTimeout(context.WithoutCancel(cmd.Context()), 2*time.Minute)
-				err := emu.Down(ctx, "", p)
-				cancel()
-				if err != nil {
-					errs = append(errs, err)
-					continue
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "cluster %s removed\n", p)
-			}
-			return errors.Join(errs...)
-		},
+		RunE: runOptions(o),
 	}
-	cmd.Flags().BoolVar(&all, "all", false, "remove every recorded cluster")
+	cmd.Flags().BoolVar(&o.all, "all", false, "remove every recorded cluster")
 	return cmd
 }
 
+func (o *emuDownOptions) complete(cmd *cobra.Command, args []string) error {
+	o.completeStreams(cmd)
+	o.prefixes = args
+	return nil
+}
+
+func (o *emuDownOptions) validate() error {
+	if o.all == (len(o.prefixes) > 0) {
+		return usagef("emu down: give PREFIX... or --all")
+	}
+	for _, p := range o.prefixes {
+		if err := emu.ValidPrefix(p); err != nil {
+			return usagef("emu down: %v", err)
+		}
+	}
+	return nil
+}
+
+func (o *emuDownOptions) run(ctx context.Context) error {
+	prefixes := o.prefixes
+	if o.all {
+		var err error
+		if prefixes, err = emu.List(""); err != nil {
+			return err
+		}
+	}
+	var errs []error
+	for _, p := range prefixes {
+		// Removal runs to its end even after Ctrl-C: a half-removed
+		// cluster is worse than a slow exit.
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+		err := emu.Down(dctx, "", p)
+		cancel()
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		fmt.Fprintf(o.out, "cluster %s removed\n", p)
+	}
+	return errors.Join(errs...)
+}
+
+// emuRshAgentOptions are 'netaware emu rsh-agent”s options (its flags
+// are not parsed: an ssh command line's options are ignored).
+type emuRshAgentOptions struct {
+	streams
+	help     func() error
+	args     []string
+	showHelp bool
+}
+
 func newEmuRshAgentCmd() *cobra.Command {
+	o := &emuRshAgentOptions{}
 	cmd := &cobra.Command{
 		Use:   "rsh-agent [OPTIONS] HOST COMMAND...",
 		Short: "Remote shell into an emulated host (for mpirun's plm_rsh_agent)",
@@ -437,58 +502,48 @@ Examples:
   netaware emu rsh-agent a03 hostname
   mpirun --mca plm_rsh_agent "$(command -v netaware) emu rsh-agent" --host "$(netaware emu status e1 --mpi-hosts)" ... ./a.out`,
 		DisableFlagParsing: true,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			for len(args) > 0 && strings.HasPrefix(args[0], "-") {
-				if args[0] == "--help" || args[0] == "-h" {
-					return cmd.Help()
-				}
-				args = args[1:]
-			}
-			if len(args) < 2 {
-				return usagef("emu rsh-agent: want HOST COMMAND...")
-			}
-			c, i, err := emuFindHost(args[0])
-			if err != nil {
-				return err
-			}
-			tmp := filepath.Join(os.TempDir(), "netaware-emu-"+c.Hosts[i].Namespace)
-			if err := os.MkdirAll(tmp, 0o755); err != nil {
-				return err
-			}
-			x := c.Command(cmd.Context(), i, "/bin/sh", "-c", strings.Join(args[1:], " "))
-			x.Env = append(os.Environ(), "OMPI_MCA_orte_tmpdir_base="+tmp, "PMIX_MCA_gds=hash")
-			x.Stdin, x.Stdout, x.Stderr = os.Stdin, os.Stdout, os.Stderr
-			if err := x.Run(); err != nil {
-				return fmt.Errorf("emu rsh-agent: host %s: %w", args[0], err)
-			}
-			return nil
-		},
+		RunE:               runOptions(o),
 	}
 	return cmd
 }
 
-// emuFindHost finds a host (name or address) among all recorded clusters.
-func emuFindHost(host string) (*emu.Cluster, int, error) {
-	prefixes, err := emu.List("")
+func (o *emuRshAgentOptions) complete(cmd *cobra.Command, args []string) error {
+	o.completeStreams(cmd)
+	o.help = cmd.Help
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		if args[0] == "--help" || args[0] == "-h" {
+			o.showHelp = true
+		}
+		args = args[1:]
+	}
+	o.args = args
+	return nil
+}
+
+func (o *emuRshAgentOptions) validate() error {
+	if !o.showHelp && len(o.args) < 2 {
+		return usagef("emu rsh-agent: want HOST COMMAND...")
+	}
+	return nil
+}
+
+func (o *emuRshAgentOptions) run(ctx context.Context) error {
+	if o.showHelp {
+		return o.help()
+	}
+	c, i, err := emu.FindHost("", o.args[0])
 	if err != nil {
-		return nil, 0, err
+		return err
 	}
-	var found *emu.Cluster
-	idx := -1
-	for _, p := range prefixes {
-		c, err := emu.Load("", p)
-		if err != nil {
-			continue
-		}
-		if i, err := c.HostIndex(host); err == nil {
-			if found != nil {
-				return nil, 0, fmt.Errorf("host %s is in clusters %s and %s: use its address", host, found.Prefix, c.Prefix)
-			}
-			found, idx = c, i
-		}
+	tmp := filepath.Join(os.TempDir(), "netaware-emu-"+c.Hosts[i].Namespace)
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return err
 	}
-	if found == nil {
-		return nil, 0, fmt.Errorf("no emulated cluster has a host %s (see 'netaware emu status')", host)
+	x := c.Command(ctx, i, "/bin/sh", "-c", strings.Join(o.args[1:], " "))
+	x.Env = append(os.Environ(), "OMPI_MCA_orte_tmpdir_base="+tmp, "PMIX_MCA_gds=hash")
+	x.Stdin, x.Stdout, x.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := x.Run(); err != nil {
+		return fmt.Errorf("emu rsh-agent: host %s: %w", o.args[0], err)
 	}
-	return found, idx, nil
+	return nil
 }

@@ -27,7 +27,7 @@ type example struct {
 var exampleHeader = regexp.MustCompile(`(?m)^Examples?:\s*$`)
 
 // launcherWords start example lines that are commands, not output.
-var launcherWords = map[string]bool{"netaware": true, "mpirun": true, "mpiexec": true, "srun": true, "smpirun": true}
+var launcherWords = map[string]bool{"netaware": true, "mpirun": true, "mpiexec": true, "srun": true, "smpirun": true, "printf": true}
 
 // isCommand reports whether an example line is a command (its first word,
 // after VAR=value assignments, is a program the examples use).
@@ -76,6 +76,8 @@ func helpExamples(c *cobra.Command) []example {
 // skipReason says why an example cannot run here, or "".
 func skipReason(line string) string {
 	switch {
+	case strings.HasPrefix(line, "printf "):
+		return "" // writes an input file of the next examples
 	case !strings.HasPrefix(strings.Fields(line)[0], "netaware"):
 		return "runs an MPI launcher or program, not netaware"
 	case strings.Contains(line, "netaware launch") || strings.Contains(line, "--hostfile"):
@@ -263,8 +265,9 @@ func TestREADMEWalk(t *testing.T) {
 // docExamples returns the netaware command lines of a Markdown file's
 // shell code blocks (fenced as sh, bash, shell or bare), in order,
 // continuation lines joined, each prefixed with the variable assignments
-// (NAME=value lines) seen before it on the page. Other lines (other
-// programs, comments, output such as "netaware: ...") are not examples.
+// (NAME=value lines) seen before it on the page, and the printf lines that
+// write the input files of the next ones. Other lines (other programs,
+// comments, output such as "netaware: ...") are not examples.
 func docExamples(md string) []example {
 	var out []example
 	block, shell := false, false
@@ -293,7 +296,7 @@ func docExamples(md string) []example {
 			continue
 		}
 		f := strings.Fields(line)
-		if len(f) >= 2 && f[0] == "netaware" && !strings.HasSuffix(f[1], ":") && !synopsis(line) {
+		if len(f) >= 2 && (f[0] == "netaware" && !strings.HasSuffix(f[1], ":") && !synopsis(line) || f[0] == "printf") {
 			out = append(out, example{line: vars + line})
 		}
 	}
@@ -364,9 +367,9 @@ func TestDocsExamplesFinish(t *testing.T) {
 }
 
 func TestDocExamplesParse(t *testing.T) {
-	md := "text\n```sh\nnetaware a \\\n  --b c   # why\necho not ours\n```\n```\nnetaware: an error shown\nnetaware discover: a notice\n```\n```json\nnetaware x\n```\n```bash\nALG=b,c\nX=1 mpiexec ./app\nnetaware d $ALG\n```\n```\nnetaware probe rtt     RTT of every pair (seed 002)\nnetaware topo show FILE [--json]\nnetaware report DIR\nnetaware topo convert IN --from lgate|slurm\n```\n"
+	md := "text\n```sh\nnetaware a \\\n  --b c   # why\necho not ours\n```\n```\nnetaware: an error shown\nnetaware discover: a notice\n```\n```json\nnetaware x\n```\n```bash\nALG=b,c\nX=1 mpiexec ./app\nnetaware d $ALG\n```\n```\nprintf ',a\\na,\\n' > m.csv\n```\n```\nnetaware probe rtt     RTT of every pair (seed 002)\nnetaware topo show FILE [--json]\nnetaware report DIR\nnetaware topo convert IN --from lgate|slurm\n```\n"
 	got := docExamples(md)
-	if len(got) != 2 || got[0].line != "netaware a --b c   # why" || got[1].line != "ALG=b,c; netaware d $ALG" {
+	if len(got) != 3 || got[0].line != "netaware a --b c   # why" || got[1].line != "ALG=b,c; netaware d $ALG" || got[2].line != `ALG=b,c; printf ',a\na,\n' > m.csv` {
 		t.Errorf("docExamples = %+v", got)
 	}
 }

@@ -18,14 +18,23 @@ import (
 
 func init() { register(newInferCmd) }
 
+// inferOptions are 'netaware infer”s options.
+type inferOptions struct {
+	streams
+	world     *worldFlags
+	outFile   string
+	bandwidth bool
+	bwBytes   int
+	slowRatio float64
+	asJSON    bool
+}
+
+func newInferOptions() *inferOptions {
+	return &inferOptions{outFile: "topology.json", bwBytes: live.DefaultBandwidthParams().Bytes, slowRatio: discover.BandwidthClusterRatio}
+}
+
 func newInferCmd() *cobra.Command {
-	var (
-		out       string
-		bandwidth bool
-		bwBytes   int
-		slowRatio float64
-		asJSON    bool
-	)
+	o := newInferOptions()
 	cmd := &cobra.Command{
 		Use:   "infer",
 		Short: "Infer the network as a latency tree from RTTs (seed 002), optionally with a bandwidth map",
@@ -52,137 +61,88 @@ See docs/inference.md.`,
   netaware infer --platform dichev-n1 --bandwidth --out dichev.json
   netaware launch -n 16 -- netaware infer --out topology.json`,
 		Args: cobra.NoArgs,
+		RunE: runOptions(o),
 	}
-	wf := addWorldFlags(cmd)
-	cmd.Flags().StringVar(&out, "out", "topology.json", "topology file to write")
-	cmd.Flags().BoolVar(&bandwidth, "bandwidth", false, "also build the bandwidth map over the tree")
-	cmd.Flags().IntVar(&bwBytes, "bandwidth-bytes", live.DefaultBandwidthParams().Bytes, "bytes of each bulk transfer of the bandwidth map")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the summary as JSON")
-	cmd.Flags().Float64Var(&slowRatio, "slow-ratio", 2, "smallest bandwidth gap (fast/slow) that makes edges slow for the bandwidth-cluster level")
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		if bwBytes <= 0 || bwBytes > 1<<30 {
-			return usagef("--bandwidth-bytes %d: want 1 to 2^30", bwBytes)
-		}
-		if !(slowRatio > 1) {
-			return usagef("--slow-ratio %g: want a ratio above 1", slowRatio)
-		}
-		var (
-			res  live.Result
-			bmap *infer.BandwidthMap
-			vt   time.Duration
-		)
-		start := time.Now()
-		pr := &progressReporter{w: cmd.ErrOrStderr(), quiet: quietFlag(cmd), start: start, desc: "rtt tree inference"}
-		defer pr.finish()
-		info, err := runWorld(cmd.Context(), wf, func(ctx context.Context, c comm.Comm) error {
-			t0 := c.Now()
-			prm := live.DefaultParams()
-			if !wf.oneRankPerProcess() || c.Rank() == 0 {
-				prm.Joined = pr.update // ranks in the tree so far
-			}
-			r, err := live.Infer(ctx, c, prm)
-			if err != nil {
-				return err
-			}
-			var m *infer.BandwidthMap
-			if bandwidth && c.Size() > 1 {
-				p := live.DefaultBandwidthParams()
-				p.Bytes = bwBytes
-				if m, err = live.BandwidthMap(ctx, c, r.Tree, p); err != nil {
-					return err
-				}
-			}
-			if c.Rank() == 0 {
-				res, bmap, vt = r, m, c.Now()-t0
-			}
-			return nil
-		})
-		pr.finish()
-		if err != nil {
-			return err
-		}
-		if res.Tree == nil {
-			return nil // not rank 0 of a TCP world
-		}
-		wall := time.Since(start)
-		t, err := inferTopology(res, bmap, info.Size, slowRatio)
-		if err != nil {
-			return err
-		}
-		t.Measurements.WallTimeS = wall.Seconds()
-		t.Measurements.VirtualTimeS = vt.Seconds()
-		if err := t.WriteFile(out); err != nil {
-			return err
-		}
-		sum := summarizeInfer(t, res, bmap, info, vt, wall, out)
-		if asJSON {
-			return probeWriteJSON(cmd.OutOrStdout(), sum)
-		}
-		printInferSummary(cmd.OutOrStdout(), sum)
-		return nil
-	}
+	o.world = addWorldFlags(cmd)
+	f := cmd.Flags()
+	f.StringVar(&o.outFile, "out", o.outFile, "topology file to write")
+	f.BoolVar(&o.bandwidth, "bandwidth", o.bandwidth, "also build the bandwidth map over the tree")
+	f.IntVar(&o.bwBytes, "bandwidth-bytes", o.bwBytes, "bytes of each bulk transfer of the bandwidth map")
+	f.BoolVar(&o.asJSON, "json", o.asJSON, "print the summary as JSON")
+	f.Float64Var(&o.slowRatio, "slow-ratio", o.slowRatio, "smallest bandwidth gap (fast/slow) that makes edges slow for the bandwidth-cluster level")
 	return cmd
 }
 
-// inferTopology makes the topology file of an inference: the tree (with
-// bandwidths when mapped) and the levels cut from its latencies.
-func inferTopology(res live.Result, m *infer.BandwidthMap, n int, slowRatio float64) (*topo.Topology, error) {
-	levels := []topo.Level{{Name: "all", Groups: [][]int{seq(n)}}}
-	if n > 1 {
-		var err error
-		if levels, _, _, err = discover.TreeLevels(res.Tree, n, discover.TreeGap()); err != nil {
-			return nil, err
-		}
-	}
-	tree := res.Tree.Topo()
-	params := map[string]any{"linkage": "average", "gap_min_jump": discover.TreeGap().MinJump, "close_samples": infer.DefaultCloseSamples, "newcomer_samples": infer.DefaultNewcomerSamples, "confirm": infer.DefaultConfirm, "noise_factor": infer.DefaultNoiseFactor}
-	if m != nil {
-		tree = m.Topo()
-		groups, thr := m.SlowGroups(slowRatio)
-		params["bandwidth_measurements"] = m.Measurements
-		params["bandwidth_rounds"] = len(m.Rounds)
-		if len(groups) > 1 && len(groups) < n {
-			params["slow_threshold_Bps"] = thr
-			levels = insertLevel(levels, topo.Level{Name: "bandwidth-cluster", Groups: groups}, n)
-		}
-	}
-	ranks := make([]topo.Rank, n)
-	for i := range ranks {
-		ranks[i] = topo.Rank{Rank: i}
-	}
-	t := &topo.Topology{
-		Version: topo.Version, Size: n, Ranks: ranks, Levels: levels, Tree: tree,
-		Method:       &topo.Method{Name: "rtt-tree", Params: params},
-		Measurements: &topo.Measurements{PairsMeasured: res.Pairs, PairsTotal: n * (n - 1) / 2},
-	}
-	if err := t.Validate(); err != nil {
-		return nil, fmt.Errorf("infer: topology: %w", err)
-	}
-	return t, nil
+func (o *inferOptions) complete(cmd *cobra.Command, args []string) error {
+	o.completeStreams(cmd)
+	return nil
 }
 
-// insertLevel puts l where it keeps the levels nested (finest first), or
-// leaves the levels as they are when it nests nowhere or repeats a level.
-func insertLevel(levels []topo.Level, l topo.Level, n int) []topo.Level {
-	for i := 0; i <= len(levels); i++ {
-		if i < len(levels) && len(levels[i].Groups) == len(l.Groups) && fmt.Sprint(levels[i].Groups) == fmt.Sprint(l.Groups) {
-			levels[i].Name += "+" + l.Name
-			return levels
-		}
-		try := append(append(append([]topo.Level{}, levels[:i]...), l), levels[i:]...)
-		if topo.ValidateLevels(try, n) == nil {
-			return try
-		}
+func (o *inferOptions) validate() error {
+	if o.bwBytes <= 0 || o.bwBytes > 1<<30 {
+		return usagef("--bandwidth-bytes %d: want 1 to 2^30", o.bwBytes)
 	}
-	return levels
+	if !(o.slowRatio > 1) {
+		return usagef("--slow-ratio %g: want a ratio above 1", o.slowRatio)
+	}
+	return nil
 }
 
-func seq(n int) []int {
-	s := make([]int, n)
-	for i := range s {
-		s[i] = i
+func (o *inferOptions) run(ctx context.Context) error {
+	var (
+		res  live.Result
+		bmap *infer.BandwidthMap
+		vt   time.Duration
+	)
+	start := time.Now()
+	pr := &progressReporter{w: o.errOut, quiet: o.quiet, start: start, desc: "rtt tree inference"}
+	defer pr.finish()
+	info, err := runWorld(ctx, o.world, func(ctx context.Context, c comm.Comm) error {
+		t0 := c.Now()
+		prm := live.DefaultParams()
+		if !o.world.oneRankPerProcess() || c.Rank() == 0 {
+			prm.Joined = pr.update // ranks in the tree so far
+		}
+		r, err := live.Infer(ctx, c, prm)
+		if err != nil {
+			return err
+		}
+		var m *infer.BandwidthMap
+		if o.bandwidth && c.Size() > 1 {
+			p := live.DefaultBandwidthParams()
+			p.Bytes = o.bwBytes
+			if m, err = live.BandwidthMap(ctx, c, r.Tree, p); err != nil {
+				return err
+			}
+		}
+		if c.Rank() == 0 {
+			res, bmap, vt = r, m, c.Now()-t0
+		}
+		return nil
+	})
+	pr.finish()
+	if err != nil {
+		return err
 	}
-	return s
+	if res.Tree == nil {
+		return nil // not rank 0 of a TCP world
+	}
+	wall := time.Since(start)
+	t, err := discover.InferredTopology(res, bmap, info.Size, o.slowRatio)
+	if err != nil {
+		return err
+	}
+	t.Measurements.WallTimeS = wall.Seconds()
+	t.Measurements.VirtualTimeS = vt.Seconds()
+	if err := t.WriteFile(o.outFile); err != nil {
+		return err
+	}
+	sum := summarizeInfer(t, res, bmap, info, vt, wall, o.outFile)
+	if o.asJSON {
+		return probeWriteJSON(o.streams.out, sum)
+	}
+	printInferSummary(o.streams.out, sum)
+	return nil
 }
 
 // inferSummary is what 'infer' prints (its --json output).

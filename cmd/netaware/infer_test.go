@@ -5,8 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"netaware/cluster"
 	"netaware/metrics"
 	"netaware/platform"
+	"netaware/score"
 	"netaware/topo"
 )
 
@@ -100,7 +102,7 @@ func TestClusterCommandEveryAlgorithm(t *testing.T) {
 		t.Fatal(err)
 	}
 	truth, n := switchTruth(t)
-	for _, algo := range clusterAlgorithms {
+	for _, algo := range cluster.Algorithms {
 		out := filepath.Join(dir, algo+".json")
 		if _, err := runTopoCLI(t, "cluster", ds, "--distance", "rtt", "--algorithm", algo, "--out", out); err != nil {
 			t.Errorf("%s: %v", algo, err)
@@ -141,11 +143,11 @@ func TestShiraiLiveAcceptance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	truth, err := loadTruth("shirai-4clusters")
+	truth, err := score.LoadTruth("shirai-4clusters")
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := compareTopology(tp, out, truth, 10000, 1, 200000)
+	rep, err := score.Compare(tp, out, truth, score.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

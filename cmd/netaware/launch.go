@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -13,15 +14,19 @@ import (
 
 func init() { register(newLaunchCmd) }
 
+// launchOptions are 'netaware launch”s options.
+type launchOptions struct {
+	streams
+	n                                  int
+	hostfile, rsh, coordinator, prefix string
+	grace                              time.Duration
+	args                               []string
+	// built by validate
+	spec launch.Spec
+}
+
 func newLaunchCmd() *cobra.Command {
-	var (
-		n           int
-		hostfile    string
-		rsh         string
-		coordinator string
-		grace       time.Duration
-		prefix      string
-	)
+	o := &launchOptions{rsh: launch.DefaultRsh, grace: launch.DefaultGrace, prefix: "auto"}
 	cmd := &cobra.Command{
 		Use:   "launch -n N [--hostfile FILE] [--rsh CMD] [--coordinator HOST:PORT] [--] COMMAND [ARGS...]",
 		Short: "Start N ranks of a command as one TCP world",
@@ -56,63 +61,75 @@ Examples:
   netaware launch -n 16 --hostfile hosts.txt -- netaware bench pingpong --json
   netaware launch -n 4 --hostfile hosts.txt --rsh "ssh -p 2222" --coordinator node1:40000 -- netaware bench pingpong`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if n < 1 {
-				return usagef("launch: -n %d: want at least 1 rank", n)
-			}
-			// After Ctrl-C, launch waits --grace for its ranks (netaware
-			// ranks stop within 2 s) before it kills them.
-			stopsItself.Store(true)
-			mode, err := launch.ParsePrefixMode(prefix)
-			if err != nil {
-				return usagef("launch: --prefix: %v", err)
-			}
-			stdoutMode := mode
-			if mode == launch.PrefixAuto && hasJSONFlag(args[1:]) {
-				stdoutMode = launch.PrefixNever
-			}
-			spec := launch.Spec{
-				StdoutPrefix: stdoutMode,
-				StderrPrefix: mode,
-				N:            n,
-				Command:      args[0],
-				Args:         args[1:],
-				Rsh:          rsh,
-				Coordinator:  coordinator,
-				Stdout:       cmd.OutOrStdout(),
-				Stderr:       cmd.ErrOrStderr(),
-				Grace:        grace,
-			}
-			if hostfile != "" {
-				f, err := os.Open(hostfile)
-				if err != nil {
-					return usagef("launch: --hostfile: %v", err)
-				}
-				hosts, err := launch.ParseHostfile(f, hostfile)
-				f.Close()
-				if err != nil {
-					return usagef("launch: %v", err)
-				}
-				if _, err := launch.Place(hosts, n); err != nil {
-					return usagef("launch: --hostfile %s: %v", hostfile, err)
-				}
-				spec.Hosts = hosts
-			}
-			if err := launch.Run(cmd.Context(), spec); err != nil {
-				return fmt.Errorf("launch: %w", err)
-			}
-			return nil
-		},
+		RunE: runOptions(o),
 	}
 	f := cmd.Flags()
 	f.SetInterspersed(false) // flags after COMMAND belong to it
-	f.IntVarP(&n, "np", "n", 0, "number of ranks to start (required)")
-	f.StringVar(&hostfile, "hostfile", "", "start ranks on these hosts (Open MPI hostfile: 'host slots=N' per line) through --rsh")
-	f.StringVar(&rsh, "rsh", "ssh", "remote shell command for --hostfile, called as RSH HOST 'COMMAND LINE'")
-	f.StringVar(&coordinator, "coordinator", "", "host:port where rank 0 listens and every rank registers (default: chosen)")
-	f.DurationVar(&grace, "grace", 5*time.Second, "time stopped ranks get between SIGTERM/SIGINT and SIGKILL")
-	f.StringVar(&prefix, "prefix", "auto", "rank prefix \"[r] \" on forwarded lines: auto (once a second rank writes to the stream; never on stdout when the command has --json), always or never")
+	f.IntVarP(&o.n, "np", "n", 0, "number of ranks to start (required)")
+	f.StringVar(&o.hostfile, "hostfile", "", "start ranks on these hosts (Open MPI hostfile: 'host slots=N' per line) through --rsh")
+	f.StringVar(&o.rsh, "rsh", o.rsh, "remote shell command for --hostfile, called as RSH HOST 'COMMAND LINE'")
+	f.StringVar(&o.coordinator, "coordinator", "", "host:port where rank 0 listens and every rank registers (default: chosen)")
+	f.DurationVar(&o.grace, "grace", o.grace, "time stopped ranks get between SIGTERM/SIGINT and SIGKILL")
+	f.StringVar(&o.prefix, "prefix", o.prefix, "rank prefix \"[r] \" on forwarded lines: auto (once a second rank writes to the stream; never on stdout when the command has --json), always or never")
 	return cmd
+}
+
+func (o *launchOptions) complete(cmd *cobra.Command, args []string) error {
+	o.completeStreams(cmd)
+	o.args = args
+	return nil
+}
+
+func (o *launchOptions) validate() error {
+	if o.n < 1 {
+		return usagef("launch: -n %d: want at least 1 rank", o.n)
+	}
+	mode, err := launch.ParsePrefixMode(o.prefix)
+	if err != nil {
+		return usagef("launch: --prefix: %v", err)
+	}
+	stdoutMode := mode
+	if mode == launch.PrefixAuto && hasJSONFlag(o.args[1:]) {
+		stdoutMode = launch.PrefixNever
+	}
+	o.spec = launch.Spec{
+		StdoutPrefix: stdoutMode,
+		StderrPrefix: mode,
+		N:            o.n,
+		Command:      o.args[0],
+		Args:         o.args[1:],
+		Rsh:          o.rsh,
+		Coordinator:  o.coordinator,
+		Stdout:       o.out,
+		Stderr:       o.errOut,
+		Grace:        o.grace,
+	}
+	if o.hostfile != "" {
+		f, err := os.Open(o.hostfile)
+		if err != nil {
+			return usagef("launch: --hostfile: %v", err)
+		}
+		hosts, err := launch.ParseHostfile(f, o.hostfile)
+		f.Close()
+		if err != nil {
+			return usagef("launch: %v", err)
+		}
+		if _, err := launch.Place(hosts, o.n); err != nil {
+			return usagef("launch: --hostfile %s: %v", o.hostfile, err)
+		}
+		o.spec.Hosts = hosts
+	}
+	return nil
+}
+
+func (o *launchOptions) run(ctx context.Context) error {
+	// After Ctrl-C, launch waits --grace for its ranks (netaware ranks
+	// stop within 2 s) before it kills them.
+	stopsItself.Store(true)
+	if err := launch.Run(ctx, o.spec); err != nil {
+		return fmt.Errorf("launch: %w", err)
+	}
+	return nil
 }
 
 // hasJSONFlag reports whether a command line asks for JSON output.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -19,9 +20,16 @@ import (
 
 func init() { register(newOrderCmd) }
 
+// orderOptions are 'netaware order”s options.
+type orderOptions struct {
+	streams
+	topology                string
+	format, outFile, outDir string
+	asJSON                  bool
+}
+
 func newOrderCmd() *cobra.Command {
-	var format, out, outDir string
-	var asJSON bool
+	o := &orderOptions{}
 	cmd := &cobra.Command{
 		Use:   "order TOPOLOGY.json [--format FORMAT [-o OUT] | --out-dir DIR]",
 		Short: "Write the rank order that makes MPI and NCCL rings follow the topology",
@@ -50,76 +58,88 @@ Without --format or --out-dir, prints the placement as a table (--json: as JSON)
   SLURM_HOSTFILE=/tmp/na/order.hostfile srun --distribution=arbitrary -n 8 ./app
   netaware order topology.json --out-dir launch/`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if format != "" && !slices.Contains(order.Formats, format) {
-				return usagef("--format %q: want one of %s", format, strings.Join(order.Formats, ", "))
-			}
-			if format != "" && outDir != "" {
-				return usagef("--format writes one file, --out-dir all of them: give one")
-			}
-			if out != "" && format == "" {
-				return usagef("-o needs --format")
-			}
-			if asJSON && (format != "" || outDir != "") {
-				return usagef("--json prints the placement; it does not combine with --format or --out-dir")
-			}
-			t, err := topo.ReadFile(args[0])
-			if err != nil {
-				return err
-			}
-			p, err := order.DepthFirst(t)
-			if err != nil {
-				return fmt.Errorf("%s: %w", args[0], err)
-			}
-			stdout := cmd.OutOrStdout()
-			switch {
-			case format != "":
-				var b bytes.Buffer
-				if err := p.Write(&b, format); err != nil {
-					return err
-				}
-				if out == "" || out == "-" {
-					_, err := stdout.Write(b.Bytes())
-					return err
-				}
-				return atomicfile.WriteFile(out, b.Bytes())
-			case outDir != "":
-				if err := os.MkdirAll(outDir, 0o755); err != nil {
-					return err
-				}
-				var names []string
-				for _, f := range order.Formats {
-					var b bytes.Buffer
-					if err := p.Write(&b, f); err != nil {
-						return err
-					}
-					if err := atomicfile.WriteFile(filepath.Join(outDir, order.FileName(f)), b.Bytes()); err != nil {
-						return err
-					}
-					names = append(names, order.FileName(f))
-				}
-				fmt.Fprintf(stdout, "wrote %s into %s\n", strings.Join(names, ", "), outDir)
-				return nil
-			case asJSON:
-				enc := json.NewEncoder(stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(struct {
-					Hosts []order.Host `json:"hosts"`
-					Slots []order.Slot `json:"slots"`
-				}{p.Hosts, p.Slots()})
-			}
-			tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "RANK\tHOST\tSLOT\tMEASURED RANK")
-			for _, s := range p.Slots() {
-				fmt.Fprintf(tw, "%d\t%s\t%d\t%d\n", s.Rank, s.Host, s.Slot, s.Measured)
-			}
-			return tw.Flush()
-		},
+		RunE: runOptions(o),
 	}
 	f := cmd.Flags()
-	f.StringVar(&format, "format", "", "write one file: "+strings.Join(order.Formats, ", "))
-	f.StringVarP(&out, "output", "o", "", "with --format: write to this file (atomically) instead of standard output")
-	f.StringVar(&outDir, "out-dir", "", "write every format into this directory (order.ompi-hostfile, order.rankfile, ...)")
-	f.BoolVar(&asJSON, "json", false, "print the placement as JSON instead of a table")
+	f.StringVar(&o.format, "format", "", "write one file: "+strings.Join(order.Formats, ", "))
+	f.StringVarP(&o.outFile, "output", "o", "", "with --format: write to this file (atomically) instead of standard output")
+	f.StringVar(&o.outDir, "out-dir", "", "write every format into this directory (order.ompi-hostfile, order.rankfile, ...)")
+	f.BoolVar(&o.asJSON, "json", false, "print the placement as JSON instead of a table")
 	return cmd
+}
+
+func (o *orderOptions) complete(cmd *cobra.Command, args []string) error {
+	o.completeStreams(cmd)
+	o.topology = args[0]
+	return nil
+}
+
+func (o *orderOptions) validate() error {
+	if o.format != "" && !slices.Contains(order.Formats, o.format) {
+		return usagef("--format %q: want one of %s", o.format, strings.Join(order.Formats, ", "))
+	}
+	if o.format != "" && o.outDir != "" {
+		return usagef("--format writes one file, --out-dir all of them: give one")
+	}
+	if o.outFile != "" && o.format == "" {
+		return usagef("-o needs --format")
+	}
+	if o.asJSON && (o.format != "" || o.outDir != "") {
+		return usagef("--json prints the placement; it does not combine with --format or --out-dir")
+	}
+	return nil
+}
+
+func (o *orderOptions) run(context.Context) error {
+	t, err := topo.ReadFile(o.topology)
+	if err != nil {
+		return err
+	}
+	p, err := order.DepthFirst(t)
+	if err != nil {
+		return fmt.Errorf("%s: %w", o.topology, err)
+	}
+	stdout := o.out
+	switch {
+	case o.format != "":
+		var b bytes.Buffer
+		if err := p.Write(&b, o.format); err != nil {
+			return err
+		}
+		if o.outFile == "" || o.outFile == "-" {
+			_, err := stdout.Write(b.Bytes())
+			return err
+		}
+		return atomicfile.WriteFile(o.outFile, b.Bytes())
+	case o.outDir != "":
+		if err := os.MkdirAll(o.outDir, 0o755); err != nil {
+			return err
+		}
+		var names []string
+		for _, f := range order.Formats {
+			var b bytes.Buffer
+			if err := p.Write(&b, f); err != nil {
+				return err
+			}
+			if err := atomicfile.WriteFile(filepath.Join(o.outDir, order.FileName(f)), b.Bytes()); err != nil {
+				return err
+			}
+			names = append(names, order.FileName(f))
+		}
+		fmt.Fprintf(stdout, "wrote %s into %s\n", strings.Join(names, ", "), o.outDir)
+		return nil
+	case o.asJSON:
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			Hosts []order.Host `json:"hosts"`
+			Slots []order.Slot `json:"slots"`
+		}{p.Hosts, p.Slots()})
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RANK\tHOST\tSLOT\tMEASURED RANK")
+	for _, s := range p.Slots() {
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\n", s.Rank, s.Host, s.Slot, s.Measured)
+	}
+	return tw.Flush()
 }

@@ -2,10 +2,10 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -16,7 +16,7 @@ import (
 
 	"netaware/internal/atomicfile"
 	"netaware/platform"
-	"netaware/topo"
+	"netaware/units"
 )
 
 func init() { register(newPlatformCmd) }
@@ -42,8 +42,14 @@ Examples:
 	return cmd
 }
 
+// platformListOptions are 'netaware platform list”s options.
+type platformListOptions struct {
+	streams
+	asJSON bool
+}
+
 func newPlatformListCmd() *cobra.Command {
-	var asJSON bool
+	o := &platformListOptions{}
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the built-in platforms",
@@ -54,34 +60,45 @@ the seed paper section each number comes from.
 Example:
   netaware platform list --json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			bs := platform.Builtins()
-			if asJSON {
-				type entry struct {
-					Name        string `json:"name"`
-					Description string `json:"description"`
-				}
-				var out []entry
-				for _, b := range bs {
-					out = append(out, entry{b.Name, b.Description})
-				}
-				return platformJSON(cmd.OutOrStdout(), out)
-			}
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			for _, b := range bs {
-				fmt.Fprintf(tw, "%s\t%s\n", b.Name, b.Description)
-			}
-			return tw.Flush()
-		},
+		RunE: runOptions(o),
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of a table")
+	cmd.Flags().BoolVar(&o.asJSON, "json", false, "print JSON instead of a table")
 	return cmd
+}
+
+func (o *platformListOptions) complete(cmd *cobra.Command, args []string) error {
+	o.completeStreams(cmd)
+	return nil
+}
+
+func (o *platformListOptions) validate() error { return nil }
+
+func (o *platformListOptions) run(context.Context) error {
+	bs := platform.Builtins()
+	if o.asJSON {
+		type entry struct {
+			Name        string `json:"name"`
+			Description string `json:"description"`
+		}
+		var out []entry
+		for _, b := range bs {
+			out = append(out, entry{b.Name, b.Description})
+		}
+		return platformJSON(o.out, out)
+	}
+	tw := tabwriter.NewWriter(o.out, 0, 4, 2, ' ', 0)
+	for _, b := range bs {
+		fmt.Fprintf(tw, "%s\t%s\n", b.Name, b.Description)
+	}
+	return tw.Flush()
 }
 
 // platformPlacementFlags lets show and truth look at another rank placement.
 type platformPlacementFlags struct {
 	perHost string
 	order   string
+	// perHostN is perHost parsed by validate.
+	perHostN int
 }
 
 func addPlatformPlacementFlags(cmd *cobra.Command) *platformPlacementFlags {
@@ -91,24 +108,34 @@ func addPlatformPlacementFlags(cmd *cobra.Command) *platformPlacementFlags {
 	return f
 }
 
+func (f *platformPlacementFlags) validate() error {
+	switch f.perHost {
+	case "":
+	case "cores":
+		f.perHostN = platform.PerHostCores
+	default:
+		n, err := strconv.Atoi(f.perHost)
+		if err != nil || n < 1 {
+			return usagef("--per-host %q: want a positive number or \"cores\"", f.perHost)
+		}
+		f.perHostN = n
+	}
+	if f.order != "" && f.order != platform.OrderBlock && f.order != platform.OrderCyclic {
+		return usagef("--order %q: want block or cyclic", f.order)
+	}
+	return nil
+}
+
+// apply places p's ranks as the flags say (validate ran before).
 func (f *platformPlacementFlags) apply(p *platform.Platform) (*platform.Platform, error) {
 	if f.perHost == "" && f.order == "" {
 		return p, nil
 	}
 	perHost, order := p.Placement()
-	if f.perHost == "cores" {
-		perHost = platform.PerHostCores
-	} else if f.perHost != "" {
-		n, err := strconv.Atoi(f.perHost)
-		if err != nil || n < 1 {
-			return nil, usagef("--per-host %q: want a positive number or \"cores\"", f.perHost)
-		}
-		perHost = n
+	if f.perHost != "" {
+		perHost = f.perHostN
 	}
 	if f.order != "" {
-		if f.order != platform.OrderBlock && f.order != platform.OrderCyclic {
-			return nil, usagef("--order %q: want block or cyclic", f.order)
-		}
 		order = f.order
 	}
 	q, err := p.Place(perHost, order)
@@ -118,9 +145,16 @@ func (f *platformPlacementFlags) apply(p *platform.Platform) (*platform.Platform
 	return q, nil
 }
 
+// platformShowOptions are 'netaware platform show”s options.
+type platformShowOptions struct {
+	streams
+	name           string
+	source, asJSON bool
+	placement      *platformPlacementFlags
+}
+
 func newPlatformShowCmd() *cobra.Command {
-	var source, asJSON bool
-	var pf *platformPlacementFlags
+	o := &platformShowOptions{}
 	cmd := &cobra.Command{
 		Use:   "show NAME|FILE",
 		Short: "Summarise a platform: hosts, switches, links, ranks, routes",
@@ -138,32 +172,42 @@ Examples:
   netaware platform show zhu-2racks --source > my-racks.yaml
   netaware platform show dichev-n1 --json`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if source {
-				data, err := platform.Source(args[0])
-				if err != nil {
-					return err
-				}
-				_, err = cmd.OutOrStdout().Write(data)
-				return err
-			}
-			p, err := platform.Load(args[0])
-			if err != nil {
-				return err
-			}
-			if p, err = pf.apply(p); err != nil {
-				return err
-			}
-			if asJSON {
-				return platformJSON(cmd.OutOrStdout(), summarizePlatform(p))
-			}
-			return platformShow(cmd.OutOrStdout(), p)
-		},
+		RunE: runOptions(o),
 	}
-	cmd.Flags().BoolVar(&source, "source", false, "print the platform file instead of a summary")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the summary as JSON (times in seconds, bandwidths in bytes per second)")
-	pf = addPlatformPlacementFlags(cmd)
+	cmd.Flags().BoolVar(&o.source, "source", false, "print the platform file instead of a summary")
+	cmd.Flags().BoolVar(&o.asJSON, "json", false, "print the summary as JSON (times in seconds, bandwidths in bytes per second)")
+	o.placement = addPlatformPlacementFlags(cmd)
 	return cmd
+}
+
+func (o *platformShowOptions) complete(cmd *cobra.Command, args []string) error {
+	o.completeStreams(cmd)
+	o.name = args[0]
+	return nil
+}
+
+func (o *platformShowOptions) validate() error { return o.placement.validate() }
+
+func (o *platformShowOptions) run(context.Context) error {
+	if o.source {
+		data, err := platform.Source(o.name)
+		if err != nil {
+			return err
+		}
+		_, err = o.out.Write(data)
+		return err
+	}
+	p, err := platform.Load(o.name)
+	if err != nil {
+		return err
+	}
+	if p, err = o.placement.apply(p); err != nil {
+		return err
+	}
+	if o.asJSON {
+		return platformJSON(o.out, summarizePlatform(p))
+	}
+	return platformShow(o.out, p)
 }
 
 func platformShow(w io.Writer, p *platform.Platform) error {
@@ -184,14 +228,14 @@ func platformShow(w io.Writer, p *platform.Platform) error {
 	for _, t := range p.HostTypes() {
 		fmt.Fprintf(w, "  %-12s %d socket(s) x %d core(s)", t.Name, t.Sockets, t.CoresPerSocket)
 		if t.IntraSocket != nil {
-			fmt.Fprintf(w, ", intra-socket %s %s", platform.FormatByteRate(t.IntraSocket.BandwidthBps), platform.FormatTime(t.IntraSocket.LatencyS))
+			fmt.Fprintf(w, ", intra-socket %s %s", units.FormatByteRate(t.IntraSocket.BandwidthBps), units.FormatTime(t.IntraSocket.LatencyS))
 		}
 		if t.InterSocket != nil {
-			fmt.Fprintf(w, ", inter-socket %s %s", platform.FormatByteRate(t.InterSocket.BandwidthBps), platform.FormatTime(t.InterSocket.LatencyS))
+			fmt.Fprintf(w, ", inter-socket %s %s", units.FormatByteRate(t.InterSocket.BandwidthBps), units.FormatTime(t.InterSocket.LatencyS))
 		}
 		o := t.Overhead
 		if o != (platform.Overhead{}) {
-			fmt.Fprintf(w, ", overhead send %s recv %s", platform.FormatTime(o.SendS), platform.FormatTime(o.RecvS))
+			fmt.Fprintf(w, ", overhead send %s recv %s", units.FormatTime(o.SendS), units.FormatTime(o.RecvS))
 		}
 		fmt.Fprintln(w)
 	}
@@ -201,7 +245,7 @@ func platformShow(w io.Writer, p *platform.Platform) error {
 	for _, r := range platformHostRuns(hosts) {
 		h := r[0]
 		fmt.Fprintf(tw, "  %s\t%d host(s) %s..%s\ttype %s\tlink %s %s%s\n", h.Switch, len(r), h.Name, r[len(r)-1].Name,
-			h.Type.Name, platform.FormatBandwidth(h.Link.BandwidthBps), platform.FormatTime(h.Link.LatencyS), platformDuplexNote(h.Link))
+			h.Type.Name, units.FormatBandwidth(h.Link.BandwidthBps), units.FormatTime(h.Link.LatencyS), platformDuplexNote(h.Link))
 	}
 	tw.Flush()
 
@@ -209,7 +253,7 @@ func platformShow(w io.Writer, p *platform.Platform) error {
 		fmt.Fprintf(w, "\nswitch links:\n")
 		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		for _, l := range p.Links() {
-			fmt.Fprintf(tw, "  %s - %s\t%s\t%s%s\n", l.A, l.B, platform.FormatBandwidth(l.BandwidthBps), platform.FormatTime(l.LatencyS), platformDuplexNote(l.LinkSpec))
+			fmt.Fprintf(tw, "  %s - %s\t%s\t%s%s\n", l.A, l.B, units.FormatBandwidth(l.BandwidthBps), units.FormatTime(l.LatencyS), platformDuplexNote(l.LinkSpec))
 		}
 		tw.Flush()
 	}
@@ -226,11 +270,11 @@ func platformShow(w io.Writer, p *platform.Platform) error {
 	}
 	fmt.Fprintf(w, "tcp: crosstraffic %g, %s\n", tcp.CrossTraffic, window)
 
-	rs := platformRouteSummary(p)
-	fmt.Fprintf(w, "\nroutes between hosts (%s):\n", rs.scope)
-	fmt.Fprintf(w, "  one-way latency  min %s  median %s  max %s\n", platform.FormatTime(rs.lat[0]), platform.FormatTime(rs.lat[1]), platform.FormatTime(rs.lat[2]))
-	fmt.Fprintf(w, "  links crossed    min %d  max %d\n", rs.hopsMin, rs.hopsMax)
-	fmt.Fprintf(w, "  bottleneck       min %s  max %s\n", platform.FormatBandwidth(rs.bwMin), platform.FormatBandwidth(rs.bwMax))
+	rs := p.RouteStats()
+	fmt.Fprintf(w, "\nroutes between hosts (%s):\n", rs.Scope)
+	fmt.Fprintf(w, "  one-way latency  min %s  median %s  max %s\n", units.FormatTime(rs.LatencyMinS), units.FormatTime(rs.LatencyMedianS), units.FormatTime(rs.LatencyMaxS))
+	fmt.Fprintf(w, "  links crossed    min %d  max %d\n", rs.HopsMin, rs.HopsMax)
+	fmt.Fprintf(w, "  bottleneck       min %s  max %s\n", units.FormatBandwidth(rs.BottleneckMinBps), units.FormatBandwidth(rs.BottleneckMaxBps))
 
 	fmt.Fprintf(w, "\nground truth:\n")
 	platformWriteLevels(w, p.Truth())
@@ -358,10 +402,10 @@ func summarizePlatform(p *platform.Platform) platformSummary {
 	}
 	tcp := p.TCP()
 	s.TCP.CrossTraffic, s.TCP.WindowBytes = tcp.CrossTraffic, tcp.WindowBytes
-	rs := platformRouteSummary(p)
+	rs := p.RouteStats()
 	r := &s.Routes
-	r.Scope, r.LatencyMinS, r.LatencyMedianS, r.LatencyMaxS = rs.scope, rs.lat[0], rs.lat[1], rs.lat[2]
-	r.HopsMin, r.HopsMax, r.BottleneckMin, r.BottleneckMax = rs.hopsMin, rs.hopsMax, rs.bwMin, rs.bwMax
+	r.Scope, r.LatencyMinS, r.LatencyMedianS, r.LatencyMaxS = rs.Scope, rs.LatencyMinS, rs.LatencyMedianS, rs.LatencyMaxS
+	r.HopsMin, r.HopsMax, r.BottleneckMin, r.BottleneckMax = rs.HopsMin, rs.HopsMax, rs.BottleneckMinBps, rs.BottleneckMaxBps
 	for _, l := range p.Truth() {
 		s.Truth = append(s.Truth, platformTruthLevel{l.Name, len(l.Groups), platformGroupSizes(l.Groups)})
 	}
@@ -373,54 +417,6 @@ func platformDuplexNote(l platform.LinkSpec) string {
 		return " half duplex"
 	}
 	return ""
-}
-
-type platformRouteStats struct {
-	scope            string
-	lat              [3]float64 // min, median, max
-	hopsMin, hopsMax int
-	bwMin, bwMax     float64
-}
-
-// platformRouteSummary looks at every host pair, or at a deterministic sample of
-// pairs on large platforms.
-func platformRouteSummary(p *platform.Platform) platformRouteStats {
-	h := len(p.Hosts())
-	st := platformRouteStats{hopsMin: math.MaxInt, bwMin: math.Inf(1)}
-	if h < 2 {
-		st.scope = "none: one host"
-		st.hopsMin, st.bwMin = 0, 0
-		return st
-	}
-	const maxPairs = 200000
-	stride := 1
-	if total := h * (h - 1) / 2; total > maxPairs {
-		stride = total/maxPairs + 1
-		st.scope = fmt.Sprintf("every %dth of %d host pairs", stride, total)
-	} else {
-		st.scope = fmt.Sprintf("all %d host pairs", total)
-	}
-	var lats []float64
-	k := 0
-	for a := 0; a < h; a++ {
-		for b := a + 1; b < h; b++ {
-			k++
-			if k%stride != 0 {
-				continue
-			}
-			r := p.HostRoute(a, b)
-			lats = append(lats, r.LatencyS)
-			st.hopsMin, st.hopsMax = min(st.hopsMin, r.Hops), max(st.hopsMax, r.Hops)
-			bw := math.Inf(1)
-			for _, x := range r.Forward {
-				bw = math.Min(bw, p.Resources()[x].BandwidthBps)
-			}
-			st.bwMin, st.bwMax = math.Min(st.bwMin, bw), math.Max(st.bwMax, bw)
-		}
-	}
-	slices.Sort(lats)
-	st.lat = [3]float64{lats[0], lats[len(lats)/2], lats[len(lats)-1]}
-	return st
 }
 
 func platformWriteLevels(w io.Writer, levels []platform.Level) {
@@ -451,7 +447,14 @@ func platformGroupSizes(groups [][]int) string {
 	return strings.Join(parts, ", ")
 }
 
+// platformValidateOptions are 'netaware platform validate”s options.
+type platformValidateOptions struct {
+	streams
+	files []string
+}
+
 func newPlatformValidateCmd() *cobra.Command {
+	o := &platformValidateOptions{}
 	return &cobra.Command{
 		Use:   "validate FILE...",
 		Short: "Check platform files and report the first error of each",
@@ -464,32 +467,49 @@ Example:
   netaware platform validate grid.yaml
   grid.yaml:12: hosts[1].link.bandwidth: "10Gbs": unknown unit (want bps, Kbps, Mbps, Gbps, Bps, KBps, MBps, GBps)`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			bad := 0
-			for _, f := range args {
-				data, err := os.ReadFile(f)
-				if err == nil {
-					var p *platform.Platform
-					if p, err = platform.Parse(f, data); err == nil {
-						fmt.Fprintf(cmd.OutOrStdout(), "%s: ok: %s, %d hosts, %d switches, %d ranks, %d truth levels\n",
-							f, p.Name, len(p.Hosts()), len(p.Switches()), p.NumRanks(), len(p.Truth()))
-						continue
-					}
-				}
-				bad++
-				fmt.Fprintln(cmd.ErrOrStderr(), err)
-			}
-			if bad > 0 {
-				return fmt.Errorf("%d of %d platform files invalid", bad, len(args))
-			}
-			return nil
-		},
+		RunE: runOptions(o),
 	}
 }
 
+func (o *platformValidateOptions) complete(cmd *cobra.Command, args []string) error {
+	o.completeStreams(cmd)
+	o.files = args
+	return nil
+}
+
+func (o *platformValidateOptions) validate() error { return nil }
+
+func (o *platformValidateOptions) run(context.Context) error {
+	bad := 0
+	for _, f := range o.files {
+		data, err := os.ReadFile(f)
+		if err == nil {
+			var p *platform.Platform
+			if p, err = platform.Parse(f, data); err == nil {
+				fmt.Fprintf(o.out, "%s: ok: %s, %d hosts, %d switches, %d ranks, %d truth levels\n",
+					f, p.Name, len(p.Hosts()), len(p.Switches()), p.NumRanks(), len(p.Truth()))
+				continue
+			}
+		}
+		bad++
+		fmt.Fprintln(o.errOut, err)
+	}
+	if bad > 0 {
+		return fmt.Errorf("%d of %d platform files invalid", bad, len(o.files))
+	}
+	return nil
+}
+
+// platformTruthOptions are 'netaware platform truth”s options.
+type platformTruthOptions struct {
+	streams
+	name      string
+	asJSON    bool
+	placement *platformPlacementFlags
+}
+
 func newPlatformTruthCmd() *cobra.Command {
-	var asJSON bool
-	var pf *platformPlacementFlags
+	o := &platformTruthOptions{}
 	cmd := &cobra.Command{
 		Use:   "truth NAME|FILE",
 		Short: "Print a platform's ground-truth levels",
@@ -503,44 +523,46 @@ Examples:
   netaware platform truth dichev-n1
   netaware platform truth fram-like --per-host 4 --json > truth.json`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := platform.Load(args[0])
-			if err != nil {
-				return err
-			}
-			if p, err = pf.apply(p); err != nil {
-				return err
-			}
-			levels := p.Truth()
-			if !asJSON {
-				fmt.Fprintf(cmd.OutOrStdout(), "platform %s: %d ranks\n", p.Name, p.NumRanks())
-				platformWriteLevels(cmd.OutOrStdout(), levels)
-				return nil
-			}
-			return platformJSON(cmd.OutOrStdout(), platformTruthTopology(p, levels))
-		},
+		RunE: runOptions(o),
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a topology.json document")
-	pf = addPlatformPlacementFlags(cmd)
+	cmd.Flags().BoolVar(&o.asJSON, "json", false, "print a topology.json document")
+	o.placement = addPlatformPlacementFlags(cmd)
 	return cmd
 }
 
-func platformTruthTopology(p *platform.Platform, levels []platform.Level) *topo.Topology {
-	t := &topo.Topology{Version: topo.Version, Size: p.NumRanks(),
-		Method: &topo.Method{Name: "platform-ground-truth", Params: map[string]any{"platform": p.Name}}}
-	for r := range p.NumRanks() {
-		host, socket, core := p.RankIdentity(r)
-		t.Ranks = append(t.Ranks, topo.Rank{Rank: r, Host: host, Socket: &socket, Core: &core})
+func (o *platformTruthOptions) complete(cmd *cobra.Command, args []string) error {
+	o.completeStreams(cmd)
+	o.name = args[0]
+	return nil
+}
+
+func (o *platformTruthOptions) validate() error { return o.placement.validate() }
+
+func (o *platformTruthOptions) run(context.Context) error {
+	p, err := platform.Load(o.name)
+	if err != nil {
+		return err
 	}
-	for _, l := range levels {
-		t.Levels = append(t.Levels, topo.Level{Name: l.Name, Groups: l.Groups})
+	if p, err = o.placement.apply(p); err != nil {
+		return err
 	}
-	return t
+	if !o.asJSON {
+		fmt.Fprintf(o.out, "platform %s: %d ranks\n", p.Name, p.NumRanks())
+		platformWriteLevels(o.out, p.Truth())
+		return nil
+	}
+	return platformJSON(o.out, p.TruthTopology())
+}
+
+// platformExportOptions are 'netaware platform export”s options.
+type platformExportOptions struct {
+	streams
+	name, outFile string
+	simgrid       bool
 }
 
 func newPlatformExportCmd() *cobra.Command {
-	var simgrid bool
-	var out string
+	o := &platformExportOptions{}
 	cmd := &cobra.Command{
 		Use:   "export --simgrid NAME|FILE [-o FILE]",
 		Short: "Write a platform in another simulator's format (SimGrid)",
@@ -555,27 +577,39 @@ Example:
   netaware platform export --simgrid zhu-2racks -o zhu.xml
   smpirun -platform zhu.xml -np 30 ...`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if !simgrid {
-				return usagef("platform export: choose a format: --simgrid")
-			}
-			p, err := platform.Load(args[0])
-			if err != nil {
-				return err
-			}
-			if out == "" || out == "-" {
-				return p.WriteSimGrid(cmd.OutOrStdout())
-			}
-			if err := platformWriteAtomic(out, p.WriteSimGrid); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", out)
-			return nil
-		},
+		RunE: runOptions(o),
 	}
-	cmd.Flags().BoolVar(&simgrid, "simgrid", false, "write a SimGrid platform XML file")
-	cmd.Flags().StringVarP(&out, "output", "o", "", "output file (default: standard output)")
+	cmd.Flags().BoolVar(&o.simgrid, "simgrid", false, "write a SimGrid platform XML file")
+	cmd.Flags().StringVarP(&o.outFile, "output", "o", "", "output file (default: standard output)")
 	return cmd
+}
+
+func (o *platformExportOptions) complete(cmd *cobra.Command, args []string) error {
+	o.completeStreams(cmd)
+	o.name = args[0]
+	return nil
+}
+
+func (o *platformExportOptions) validate() error {
+	if !o.simgrid {
+		return usagef("platform export: choose a format: --simgrid")
+	}
+	return nil
+}
+
+func (o *platformExportOptions) run(context.Context) error {
+	p, err := platform.Load(o.name)
+	if err != nil {
+		return err
+	}
+	if o.outFile == "" || o.outFile == "-" {
+		return p.WriteSimGrid(o.out)
+	}
+	if err := platformWriteAtomic(o.outFile, p.WriteSimGrid); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.out, "wrote %s\n", o.outFile)
+	return nil
 }
 
 // platformWriteAtomic writes what write produces to path, all or nothing,

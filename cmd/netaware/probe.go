@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"netaware/comm"
+	"netaware/dataset"
 	"netaware/platform"
 	"netaware/probe"
 	"netaware/topo"
@@ -168,10 +169,10 @@ func (cf *campaignFlags) levels() ([]topo.Level, error) {
 }
 
 // spec builds the schedule for a world of size ranks.
-func (cf *campaignFlags) spec(size int, levels []topo.Level) (probe.ScheduleSpec, error) {
+func (cf *campaignFlags) spec(size int, levels []topo.Level) (dataset.ScheduleSpec, error) {
 	ranks, err := parseRankList(cf.ranks)
 	if err != nil {
-		return probe.ScheduleSpec{}, err
+		return dataset.ScheduleSpec{}, err
 	}
 	if ranks == nil {
 		for r := 0; r < size; r++ {
@@ -180,13 +181,13 @@ func (cf *campaignFlags) spec(size int, levels []topo.Level) (probe.ScheduleSpec
 	}
 	for _, r := range ranks {
 		if r >= size {
-			return probe.ScheduleSpec{}, usagef("--ranks: rank %d, but the world has %d ranks", r, size)
+			return dataset.ScheduleSpec{}, usagef("--ranks: rank %d, but the world has %d ranks", r, size)
 		}
 	}
 	if len(ranks) < 2 {
-		return probe.ScheduleSpec{}, usagef("%d rank(s) to measure make no pair: a pair probe needs at least two ranks", len(ranks))
+		return dataset.ScheduleSpec{}, usagef("%d rank(s) to measure make no pair: a pair probe needs at least two ranks", len(ranks))
 	}
-	spec := probe.ScheduleSpec{Mode: cf.schedule, Ranks: ranks}
+	spec := dataset.ScheduleSpec{Mode: cf.schedule, Ranks: ranks}
 	switch cf.schedule {
 	case "serial":
 	case "hierarchical", "fast":
@@ -198,7 +199,7 @@ func (cf *campaignFlags) spec(size int, levels []topo.Level) (probe.ScheduleSpec
 			return spec, err
 		}
 		spec.Tree = tree
-		if spec.Join, err = probe.ParseJoinMode(cf.join); err != nil {
+		if spec.Join, err = dataset.ParseJoinMode(cf.join); err != nil {
 			return spec, err
 		}
 		if cf.schedule == "fast" {
@@ -227,12 +228,12 @@ func (cf *campaignFlags) spec(size int, levels []topo.Level) (probe.ScheduleSpec
 	default:
 		return spec, fmt.Errorf("--schedule %q: want serial, hierarchical, fast or representative", cf.schedule)
 	}
-	_, err = spec.Plan()
+	_, err = probe.PlanOf(spec)
 	return spec, err
 }
 
-func (cf *campaignFlags) worldDesc(size int) probe.World {
-	w := probe.World{Size: size}
+func (cf *campaignFlags) worldDesc(size int) dataset.World {
+	w := dataset.World{Size: size}
 	switch {
 	case cf.wf.platform != "":
 		w.Kind, w.Platform = "sim", cf.wf.platform
@@ -247,14 +248,14 @@ func (cf *campaignFlags) worldDesc(size int) probe.World {
 
 // openDataset returns the dataset to add to: the existing --out (checked
 // to describe this world), or a fresh one.
-func (cf *campaignFlags) openDataset(w probe.World) (*probe.Dataset, error) {
-	ds, err := probe.Load(cf.out)
+func (cf *campaignFlags) openDataset(w dataset.World) (*dataset.Dataset, error) {
+	ds, err := dataset.Load(cf.out)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if cf.resume {
 			return nil, fmt.Errorf("--resume: %s does not exist", cf.out)
 		}
-		return &probe.Dataset{Version: probe.DatasetVersion, World: w}, nil
+		return &dataset.Dataset{Version: dataset.Version, World: w}, nil
 	case err != nil:
 		return nil, fmt.Errorf("%v (remove it or choose another --out)", err)
 	}
@@ -273,7 +274,7 @@ type checkpointer struct {
 	cost     time.Duration
 }
 
-func (k *checkpointer) save(ds *probe.Dataset, final bool) error {
+func (k *checkpointer) save(ds *dataset.Dataset, final bool) error {
 	now := time.Now()
 	if !final && (now.Sub(k.last) < k.interval || now.Sub(k.last) < 2*k.cost) {
 		return nil
@@ -368,7 +369,7 @@ Example:
 			if rttBytes < 1 || rttMaxEx < 1 || rttStale < 1 || rttRounds < 1 {
 				return usagef("--bytes, --max-exchanges, --stale and --rounds must be >= 1")
 			}
-			cp.RTT = probe.RTTParams{Bytes: rttBytes, MaxExchanges: rttMaxEx, Stale: rttStale, Rounds: rttRounds, KeepSamples: keep}
+			cp.RTT = dataset.RTTParams{Bytes: rttBytes, MaxExchanges: rttMaxEx, Stale: rttStale, Rounds: rttRounds, KeepSamples: keep}
 		case "plogp":
 			m, err := parseSize("max-size", maxSize)
 			if err != nil {
@@ -389,7 +390,7 @@ Example:
 			if extra == 0 {
 				extra = -2 // no extra sizes; -1 means unbounded
 			}
-			cp.PLogP = probe.PLogPParams{MaxBytes: m, Reps: reps, K: kf, Eps: eps, SatStart: satStart, SatMax: satMax,
+			cp.PLogP = dataset.PLogPParams{MaxBytes: m, Reps: reps, K: kf, Eps: eps, SatStart: satStart, SatMax: satMax,
 				SatMaxBytes: sm, MidpointEps: midEps, MaxExtra: extra, Ssend: ssend, KeepSamples: keep}
 		case "hockney":
 			lo, err := parseSize("min-size", minSize)
@@ -403,7 +404,7 @@ Example:
 			if reps < 1 || hi < 1 || lo > hi {
 				return usagef("hockney: want --reps >= 1 and 1 <= --min-size <= --max-size")
 			}
-			cp.Hockney = probe.HockneyParams{MinBytes: lo, MaxBytes: hi, Reps: reps, KeepSamples: keep}
+			cp.Hockney = dataset.HockneyParams{MinBytes: lo, MaxBytes: hi, Reps: reps, KeepSamples: keep}
 		case "bandwidth":
 			b, err := parseSize("size", size)
 			if err != nil {
@@ -412,7 +413,7 @@ Example:
 			if reps < 1 || b < 1 {
 				return usagef("bandwidth: want --reps >= 1 and --size >= 1")
 			}
-			cp.Bandwidth = probe.BandwidthParams{Bytes: b, Reps: reps}
+			cp.Bandwidth = dataset.BandwidthParams{Bytes: b, Reps: reps}
 		}
 		if rs, err := parseRankList(cf.ranks); err != nil {
 			return usagef("--ranks: %v", err)
@@ -430,7 +431,7 @@ Example:
 
 func runPairCampaign(cmd *cobra.Command, cf *campaignFlags, cp *probe.Campaign, levels []topo.Level) error {
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	var ds *probe.Dataset
+	var ds *dataset.Dataset
 	wallStart := time.Now()
 	info, err := runWorld(cmd.Context(), cf.wf, func(ctx context.Context, c comm.Comm) error {
 		spec, err := cf.spec(c.Size(), levels)
@@ -467,9 +468,9 @@ func runPairCampaign(cmd *cobra.Command, cf *campaignFlags, cp *probe.Campaign, 
 const maxWarnings = 10
 
 // warnImplausible marks the dataset's implausible values (see
-// probe.Dataset.Check; --json output and the file carry them as
+// dataset.Dataset.Check; --json output and the file carry them as
 // "warnings") and lists them on stderr.
-func warnImplausible(w io.Writer, ds *probe.Dataset, file string) {
+func warnImplausible(w io.Writer, ds *dataset.Dataset, file string) {
 	lines := ds.Check()
 	for i, l := range lines {
 		if i == maxWarnings {
@@ -480,7 +481,7 @@ func warnImplausible(w io.Writer, ds *probe.Dataset, file string) {
 	}
 }
 
-func printCampaign(w io.Writer, cf *campaignFlags, kind string, ds *probe.Dataset, info worldInfo, wall time.Duration) error {
+func printCampaign(w io.Writer, cf *campaignFlags, kind string, ds *dataset.Dataset, info worldInfo, wall time.Duration) error {
 	var section any
 	var pairs, total int
 	var clock float64
@@ -614,16 +615,16 @@ Example:
 		if nodeList != nil && len(nodeList) < 2 {
 			return usagef("--nodes %q: one node has no link to draw: give at least two", nodes)
 		}
-		params := probe.PatternParams{Bytes: b, MaxIter: maxIter, CIWidth: ci}
+		params := dataset.PatternParams{Bytes: b, MaxIter: maxIter, CIWidth: ci}
 		cf := &campaignFlags{wf: wf, out: out}
-		var ds *probe.Dataset
+		var ds *dataset.Dataset
 		pr := &progressReporter{w: cmd.ErrOrStderr(), quiet: quietFlag(cmd), start: time.Now(), desc: "probe pattern"}
 		defer pr.finish()
 		info, err := runWorld(cmd.Context(), wf, func(ctx context.Context, c comm.Comm) error {
-			var patterns [][]probe.Link
-			var gens []*probe.PatternGenerator
+			var patterns [][]dataset.Link
+			var gens []*dataset.PatternGenerator
 			if explicit != nil {
-				patterns, gens = [][]probe.Link{explicit}, []*probe.PatternGenerator{nil}
+				patterns, gens = [][]dataset.Link{explicit}, []*dataset.PatternGenerator{nil}
 			} else {
 				ns := nodeList
 				if ns == nil {
@@ -632,7 +633,7 @@ Example:
 					}
 				}
 				for i := 0; i < count; i++ {
-					g := &probe.PatternGenerator{Nodes: ns, D: random, P: prob, Seed: seed + uint64(i)}
+					g := &dataset.PatternGenerator{Nodes: ns, D: random, P: prob, Seed: seed + uint64(i)}
 					l, err := probe.RandomPattern(*g)
 					if err != nil {
 						return err
@@ -647,7 +648,7 @@ Example:
 				}
 				ds = d
 				if ds.Patterns == nil || !sameParams(ds.Patterns.Params, params) {
-					ds.Patterns = &probe.PatternSection{Params: params}
+					ds.Patterns = &dataset.PatternSection{Params: params}
 				}
 			}
 			for i, l := range patterns {
@@ -694,14 +695,14 @@ Example:
 	return cmd
 }
 
-func sameParams(a, b probe.PatternParams) bool { return a == b }
+func sameParams(a, b dataset.PatternParams) bool { return a == b }
 
 // parseLinks parses "0>1,2>1" (nil for "").
-func parseLinks(s string) ([]probe.Link, error) {
+func parseLinks(s string) ([]dataset.Link, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, nil
 	}
-	var out []probe.Link
+	var out []dataset.Link
 	for _, part := range strings.Split(s, ",") {
 		a, b, ok := strings.Cut(strings.TrimSpace(part), ">")
 		x, err1 := strconv.Atoi(strings.TrimSpace(a))
@@ -709,7 +710,7 @@ func parseLinks(s string) ([]probe.Link, error) {
 		if !ok || err1 != nil || err2 != nil || x < 0 || y < 0 || x == y {
 			return nil, fmt.Errorf("bad link %q (want src>dst)", part)
 		}
-		out = append(out, probe.Link{Src: x, Dst: y})
+		out = append(out, dataset.Link{Src: x, Dst: y})
 	}
 	return out, nil
 }

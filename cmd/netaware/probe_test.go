@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"netaware/probe"
+	"netaware/dataset"
 )
 
 func TestProbeCLILocalEveryProbe(t *testing.T) {
@@ -30,7 +30,7 @@ func TestProbeCLILocalEveryProbe(t *testing.T) {
 			t.Fatalf("%v: %v", args, err)
 		}
 	}
-	ds, err := probe.Load(out)
+	ds, err := dataset.Load(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,10 +141,10 @@ func TestProbeResumeAfterKill9OverTCP(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	var before *probe.Dataset
+	var before *dataset.Dataset
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
-		if ds, err := probe.Load(out); err == nil && ds.PLogP != nil && len(ds.PLogP.Pairs) >= 3 {
+		if ds, err := dataset.Load(out); err == nil && ds.PLogP != nil && len(ds.PLogP.Pairs) >= 3 {
 			before = ds
 			break
 		}
@@ -165,7 +165,7 @@ func TestProbeResumeAfterKill9OverTCP(t *testing.T) {
 	if err := cmd.Wait(); err == nil {
 		t.Log("campaign finished before the kill landed")
 	}
-	killed, err := probe.Load(out)
+	killed, err := dataset.Load(out)
 	if err != nil {
 		t.Fatalf("dataset after kill -9: %v", err)
 	}
@@ -178,7 +178,7 @@ func TestProbeResumeAfterKill9OverTCP(t *testing.T) {
 	if o, err := res.CombinedOutput(); err != nil {
 		t.Fatalf("resume: %v\n%s", err, o)
 	}
-	final, err := probe.Load(out)
+	final, err := dataset.Load(out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,10 +3,13 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 
 	"github.com/spf13/cobra"
+
+	"netaware/internal/atomicfile"
 )
 
 // profiling holds the hidden --cpuprofile and --memprofile flags, for the
@@ -24,11 +27,21 @@ func (p *profiling) flags(root *cobra.Command) {
 	_ = f.MarkHidden("memprofile")
 }
 
+// validate rejects one file for both profiles (the heap profile would
+// overwrite the CPU profile at the end).
+func (p *profiling) validate() error {
+	if p.cpu != "" && p.mem != "" && filepath.Clean(p.cpu) == filepath.Clean(p.mem) {
+		return usagef("--cpuprofile and --memprofile name the same file %s", p.cpu)
+	}
+	return nil
+}
+
+// start starts the CPU profile (validate ran before).
 func (p *profiling) start() error {
 	if p.cpu == "" {
 		return nil
 	}
-	f, err := os.Create(p.cpu)
+	f, err := atomicfile.Create(p.cpu)
 	if err != nil {
 		return fmt.Errorf("--cpuprofile: %w", err)
 	}
@@ -53,7 +66,7 @@ func (p *profiling) stop() error {
 	if p.mem == "" {
 		return nil
 	}
-	f, err := os.Create(p.mem)
+	f, err := atomicfile.Create(p.mem)
 	if err != nil {
 		return fmt.Errorf("--memprofile: %w", err)
 	}

@@ -1,24 +1,30 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"netaware/platform"
 	"netaware/report"
-	"netaware/topo"
+	"netaware/score"
 )
 
 func init() { register(newReportCmd) }
 
+// reportOptions are 'netaware report”s options.
+type reportOptions struct {
+	streams
+	dir, truth, date, title string
+	seed                    uint64
+}
+
 func newReportCmd() *cobra.Command {
-	var truthArg, date, title string
-	var seed uint64
+	o := &reportOptions{seed: score.DefaultOptions().Seed}
 	cmd := &cobra.Command{
 		Use:   "report DIR [--truth PLATFORM|FILE]",
 		Short: "Build the HTML report and plots of a discovery directory",
@@ -47,72 +53,78 @@ leaves the accuracy section out.`,
   netaware platform truth zhu-2racks --json > expected-topology.json
   netaware report run1 --truth expected-topology.json`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			dir := args[0]
-			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-				return usagef("report: %s is not a directory", dir)
-			}
-			in, err := report.LoadDir(dir)
-			if err != nil {
-				return err
-			}
-			if title != "" {
-				in.Title = title
-			}
-			in.Date = date
-			if in.Date == "" {
-				in.Date = time.Now().UTC().Format("2006-01-02 15:04 UTC")
-			}
-			in.Seed = seed
-			if err := attachTruth(&in, truthArg, cmd); err != nil {
-				return err
-			}
-			paths, out, err := report.WriteDir(dir, in)
-			if err != nil {
-				return err
-			}
-			for _, n := range out.Notes {
-				fmt.Fprintln(cmd.ErrOrStderr(), "note:", n)
-			}
-			for _, p := range paths {
-				fmt.Fprintln(cmd.OutOrStdout(), p)
-			}
-			return nil
-		},
+		RunE: runOptions(o),
 	}
 	f := cmd.Flags()
-	f.StringVar(&truthArg, "truth", "", "ground truth: a platform (built-in name or platform.yaml), a topology.json, or none")
-	f.StringVar(&date, "date", "", "date printed in the header (default: now, UTC)")
-	f.StringVar(&title, "title", "", "title (default: the dataset's platform, else the directory name)")
-	f.Uint64Var(&seed, "seed", report.DefaultSeed, "seed of the random shared-link queries")
+	f.StringVar(&o.truth, "truth", "", "ground truth: a platform (built-in name or platform.yaml), a topology.json, or none")
+	f.StringVar(&o.date, "date", "", "date printed in the header (default: now, UTC)")
+	f.StringVar(&o.title, "title", "", "title (default: the dataset's platform, else the directory name)")
+	f.Uint64Var(&o.seed, "seed", o.seed, "seed of the random shared-link queries")
 	return cmd
+}
+
+func (o *reportOptions) complete(cmd *cobra.Command, args []string) error {
+	o.completeStreams(cmd)
+	o.dir = args[0]
+	if o.date == "" {
+		o.date = time.Now().UTC().Format("2006-01-02 15:04 UTC")
+	}
+	return nil
+}
+
+func (o *reportOptions) validate() error {
+	if st, err := os.Stat(o.dir); err != nil || !st.IsDir() {
+		return usagef("report: %s is not a directory", o.dir)
+	}
+	return nil
+}
+
+func (o *reportOptions) run(context.Context) error {
+	in, err := report.LoadDir(o.dir)
+	if err != nil {
+		return err
+	}
+	if o.title != "" {
+		in.Title = o.title
+	}
+	in.Date, in.Seed = o.date, o.seed
+	if err := attachTruth(&in, o.truth, o.errOut); err != nil {
+		return err
+	}
+	paths, out, err := report.WriteDir(o.dir, in)
+	if err != nil {
+		return err
+	}
+	for _, n := range out.Notes {
+		fmt.Fprintln(o.errOut, "note:", n)
+	}
+	for _, p := range paths {
+		fmt.Fprintln(o.out, p)
+	}
+	return nil
 }
 
 // attachTruth fills the report's truth from --truth, or from the dataset's
 // simulated platform when --truth is not given.
-func attachTruth(in *report.Input, arg string, cmd *cobra.Command) error {
-	switch {
-	case arg == "none":
+func attachTruth(in *report.Input, arg string, notes io.Writer) error {
+	switch arg {
+	case "none":
 		return nil
-	case strings.EqualFold(filepath.Ext(arg), ".json"):
-		t, err := topo.ReadFile(arg)
+	case "":
+	default:
+		t, err := score.LoadTruth(arg)
 		if err != nil {
 			return fmt.Errorf("--truth: %w", err)
 		}
 		if t.Size != in.Topology.Size {
 			return fmt.Errorf("--truth %s: %d ranks, the topology has %d", arg, t.Size, in.Topology.Size)
 		}
-		in.Truth, in.TruthName = t.Levels, arg
-		return nil
-	case arg != "":
-		p, err := platform.Load(arg)
-		if err != nil {
-			return fmt.Errorf("--truth: %w", err)
+		if t.Platform != nil {
+			in.Platform = t.Platform
+		} else {
+			in.Truth = t.Levels
 		}
-		if p.NumRanks() != in.Topology.Size {
-			return fmt.Errorf("--truth %s: the platform places %d ranks, the topology has %d", arg, p.NumRanks(), in.Topology.Size)
-		}
-		in.Platform, in.TruthName = p, arg
+		in.TruthName = arg
 		return nil
 	}
 	ds := in.Dataset
@@ -121,7 +133,7 @@ func attachTruth(in *report.Input, arg string, cmd *cobra.Command) error {
 	}
 	p, err := platform.Load(ds.World.Platform)
 	if err != nil || p.NumRanks() != in.Topology.Size {
-		fmt.Fprintf(cmd.ErrOrStderr(), "note: no accuracy section: platform %q of the dataset is not usable as truth (use --truth)\n", ds.World.Platform)
+		fmt.Fprintf(notes, "note: no accuracy section: platform %q of the dataset is not usable as truth (use --truth)\n", ds.World.Platform)
 		return nil
 	}
 	in.Platform, in.TruthName = p, ds.World.Platform

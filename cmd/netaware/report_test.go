@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"netaware/cluster"
-	"netaware/probe"
+	"netaware/dataset"
 	"netaware/report"
 	"netaware/topo"
 )
@@ -22,7 +22,7 @@ func discoverDir(t *testing.T) string {
 	if _, err := runTopoCLI(t, "probe", "rtt", "--platform", "zhu-2racks", "-q", "--out", ds); err != nil {
 		t.Fatal(err)
 	}
-	d, err := probe.Load(ds)
+	d, err := dataset.Load(ds)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,6 +49,9 @@ a coordinator address).`,
 			if err := setupLogging(logLevel); err != nil {
 				return err
 			}
+			if err := prof.validate(); err != nil {
+				return err
+			}
 			return prof.start()
 		},
 		PersistentPostRunE: func(cmd *cobra.Command, args []string) error {

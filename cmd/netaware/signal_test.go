@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"netaware/probe"
+	"netaware/dataset"
 	"netaware/tune"
 )
 
@@ -128,7 +128,7 @@ func TestInterruptStopsAndKeeps(t *testing.T) {
 		if !strings.Contains(stderr, "interrupted: the measurements finished so far are in "+ds) {
 			t.Errorf("stderr does not say what was kept:\n%s", stderr)
 		}
-		d, err := probe.Load(ds)
+		d, err := dataset.Load(ds)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,7 +145,7 @@ func TestInterruptStopsAndKeeps(t *testing.T) {
 		if code != 143 || took > 2*time.Second {
 			t.Fatalf("exit %d %v after SIGTERM, want 143 within 2 s\nstdout:\n%s\nstderr:\n%s", code, took, stdout, stderr)
 		}
-		ds, err := probe.Load(out)
+		ds, err := dataset.Load(out)
 		if err != nil {
 			t.Fatalf("checkpoint: %v", err)
 		}

@@ -4,15 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"netaware/comm"
 	"netaware/comm/sim"
 	"netaware/netsim"
 	"netaware/platform"
+	"netaware/units"
 )
 
 func init() { register(newSimCmd) }
@@ -50,15 +51,20 @@ type simStats struct {
 	EventsPerSec float64 `json:"events_per_s"`
 }
 
-var simPatterns = []string{"bcast", "ring", "pairs"}
+// simStatsOptions are 'netaware sim stats”s options.
+type simStatsOptions struct {
+	streams
+	platform, pattern, bytes, weighting string
+	noNoise, asJSON                     bool
+	seed                                int64
+	eager                               int
+	// parsed by validate
+	size int64
+	w    netsim.Weighting
+}
 
 func newSimStatsCmd() *cobra.Command {
-	var (
-		plat, pattern, bytesStr, weighting string
-		noNoise, asJSON                    bool
-		seed                               int64
-		eager                              int
-	)
+	o := &simStatsOptions{pattern: sim.Patterns[0], bytes: "1MiB", weighting: netsim.MaxMin.String()}
 	cmd := &cobra.Command{
 		Use:   "stats --platform NAME|FILE [--pattern bcast|ring|pairs] [--bytes SIZE]",
 		Short: "Run a pattern in the simulator and report its work and speed",
@@ -78,100 +84,78 @@ sizes cost no memory per rank.`,
 		Example: `  netaware sim stats --platform zhu-2racks
   netaware sim stats --platform dichev-n1 --pattern pairs --bytes 1MiB --weighting rtt --json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if plat == "" {
-				return usagef("sim stats: --platform is required (a built-in name or a platform.yaml)")
-			}
-			size, err := platform.ParseSize(bytesStr)
-			if err != nil {
-				return usagef("sim stats: --bytes: %v", err)
-			}
-			w, err := netsim.ParseWeighting(weighting)
-			if err != nil {
-				return usagef("sim stats: --weighting: %v", err)
-			}
-			body, ok := simPattern(pattern, make([]byte, size))
-			if !ok {
-				return usagef("sim stats: unknown pattern %q (want one of %v)", pattern, simPatterns)
-			}
-			p, err := platform.Load(plat)
-			if err != nil {
-				return err
-			}
-			opts := sim.Options{EagerLimit: eager, Weighting: w, NoNoise: noNoise, Seed: seed}
-			start := time.Now()
-			res, err := sim.Run(cmd.Context(), p, opts, body)
-			wall := time.Since(start)
-			if err != nil {
-				return fmt.Errorf("sim stats on %s: %w", plat, err)
-			}
-			st := simStats{
-				Platform: p.Name, Ranks: p.NumRanks(), Resources: len(p.Resources()),
-				Pattern: pattern, Bytes: size, Weighting: w.String(),
-				VirtualS: res.VirtualTime.Seconds(), Events: res.Events, Flows: res.Flows,
-				Messages: res.Messages, Solves: res.Solves, WallS: wall.Seconds(),
-			}
-			if wall > 0 {
-				st.EventsPerSec = float64(res.Events) / wall.Seconds()
-			}
-			out := cmd.OutOrStdout()
-			if asJSON {
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(st)
-			}
-			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-			fmt.Fprintf(tw, "platform\t%s (%d ranks, %d resources)\n", st.Platform, st.Ranks, st.Resources)
-			fmt.Fprintf(tw, "pattern\t%s of %d bytes, %s sharing\n", st.Pattern, st.Bytes, st.Weighting)
-			fmt.Fprintf(tw, "virtual time\t%v\n", res.VirtualTime)
-			fmt.Fprintf(tw, "events\t%d\n", st.Events)
-			fmt.Fprintf(tw, "flows\t%d\n", st.Flows)
-			fmt.Fprintf(tw, "messages\t%d\n", st.Messages)
-			fmt.Fprintf(tw, "max-min solves\t%d\n", st.Solves)
-			fmt.Fprintf(tw, "wall time\t%v\n", wall.Round(time.Microsecond))
-			fmt.Fprintf(tw, "events per second\t%.0f\n", st.EventsPerSec)
-			return tw.Flush()
-		},
+		RunE: runOptions(o),
 	}
 	f := cmd.Flags()
-	f.StringVar(&plat, "platform", "", "built-in platform name (see 'netaware platform list') or platform.yaml file")
-	f.StringVar(&pattern, "pattern", "bcast", "communication pattern: bcast, ring or pairs")
-	f.StringVar(&bytesStr, "bytes", "1MiB", "message size (e.g. 64KiB, 64MiB, 1000000)")
-	f.StringVar(&weighting, "weighting", "maxmin", "bandwidth sharing: maxmin, or rtt (SimGrid CM02: shares inverse to latency)")
-	f.BoolVar(&noNoise, "no-noise", false, "ignore the platform's noise section")
-	f.Int64Var(&seed, "seed", 0, "noise seed (0 = the platform's)")
-	f.IntVar(&eager, "eager-limit", 0, "largest eager message in bytes (0 = 64 KiB; negative = always rendezvous)")
-	f.BoolVar(&asJSON, "json", false, "print JSON instead of a table")
+	f.StringVar(&o.platform, "platform", "", "built-in platform name (see 'netaware platform list') or platform.yaml file")
+	f.StringVar(&o.pattern, "pattern", o.pattern, "communication pattern: "+strings.Join(sim.Patterns, ", "))
+	f.StringVar(&o.bytes, "bytes", o.bytes, "message size (e.g. 64KiB, 64MiB, 1000000)")
+	f.StringVar(&o.weighting, "weighting", o.weighting, "bandwidth sharing: maxmin, or rtt (SimGrid CM02: shares inverse to latency)")
+	f.BoolVar(&o.noNoise, "no-noise", false, "ignore the platform's noise section")
+	f.Int64Var(&o.seed, "seed", 0, "noise seed (0 = the platform's)")
+	f.IntVar(&o.eager, "eager-limit", 0, "largest eager message in bytes (0 = 64 KiB; negative = always rendezvous)")
+	f.BoolVar(&o.asJSON, "json", false, "print JSON instead of a table")
 	return cmd
 }
 
-// simPattern returns the body of a pattern; every rank uses buf.
-func simPattern(name string, buf []byte) (func(ctx context.Context, c comm.Comm) error, bool) {
-	switch name {
-	case "bcast":
-		return func(ctx context.Context, c comm.Comm) error {
-			return sim.BinomialBcast(ctx, c, buf)
-		}, true
-	case "ring":
-		return func(ctx context.Context, c comm.Comm) error {
-			n, me := c.Size(), c.Rank()
-			_, err := comm.Sendrecv(ctx, c, (me+1)%n, 0, buf, (me+n-1)%n, 0, buf)
-			return err
-		}, true
-	case "pairs":
-		return func(ctx context.Context, c comm.Comm) error {
-			n, me := c.Size(), c.Rank()
-			for k := 1; k < n; k <<= 1 {
-				peer := me ^ k
-				if peer >= n {
-					continue
-				}
-				if _, err := comm.Sendrecv(ctx, c, peer, k, buf, peer, k, buf); err != nil {
-					return err
-				}
-			}
-			return nil
-		}, true
+func (o *simStatsOptions) complete(cmd *cobra.Command, args []string) error {
+	o.completeStreams(cmd)
+	return nil
+}
+
+func (o *simStatsOptions) validate() error {
+	if o.platform == "" {
+		return usagef("sim stats: --platform is required (a built-in name or a platform.yaml)")
 	}
-	return nil, false
+	var err error
+	if o.size, err = units.ParseSize(o.bytes); err != nil {
+		return usagef("sim stats: --bytes: %v", err)
+	}
+	if o.w, err = netsim.ParseWeighting(o.weighting); err != nil {
+		return usagef("sim stats: --weighting: %v", err)
+	}
+	if _, ok := sim.Pattern(o.pattern, nil); !ok {
+		return usagef("sim stats: unknown pattern %q (want one of %v)", o.pattern, sim.Patterns)
+	}
+	return nil
+}
+
+func (o *simStatsOptions) run(ctx context.Context) error {
+	p, err := platform.Load(o.platform)
+	if err != nil {
+		return err
+	}
+	body, _ := sim.Pattern(o.pattern, make([]byte, o.size))
+	opts := sim.Options{EagerLimit: o.eager, Weighting: o.w, NoNoise: o.noNoise, Seed: o.seed}
+	start := time.Now()
+	res, err := sim.Run(ctx, p, opts, body)
+	wall := time.Since(start)
+	if err != nil {
+		return fmt.Errorf("sim stats on %s: %w", o.platform, err)
+	}
+	st := simStats{
+		Platform: p.Name, Ranks: p.NumRanks(), Resources: len(p.Resources()),
+		Pattern: o.pattern, Bytes: o.size, Weighting: o.w.String(),
+		VirtualS: res.VirtualTime.Seconds(), Events: res.Events, Flows: res.Flows,
+		Messages: res.Messages, Solves: res.Solves, WallS: wall.Seconds(),
+	}
+	if wall > 0 {
+		st.EventsPerSec = float64(res.Events) / wall.Seconds()
+	}
+	if o.asJSON {
+		enc := json.NewEncoder(o.out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(st)
+	}
+	tw := tabwriter.NewWriter(o.out, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "platform\t%s (%d ranks, %d resources)\n", st.Platform, st.Ranks, st.Resources)
+	fmt.Fprintf(tw, "pattern\t%s of %d bytes, %s sharing\n", st.Pattern, st.Bytes, st.Weighting)
+	fmt.Fprintf(tw, "virtual time\t%v\n", res.VirtualTime)
+	fmt.Fprintf(tw, "events\t%d\n", st.Events)
+	fmt.Fprintf(tw, "flows\t%d\n", st.Flows)
+	fmt.Fprintf(tw, "messages\t%d\n", st.Messages)
+	fmt.Fprintf(tw, "max-min solves\t%d\n", st.Solves)
+	fmt.Fprintf(tw, "wall time\t%v\n", wall.Round(time.Microsecond))
+	fmt.Fprintf(tw, "events per second\t%.0f\n", st.EventsPerSec)
+	return tw.Flush()
 }

@@ -1,11 +1,20 @@
 package main
 
 import (
+	"context"
+
 	"github.com/spf13/cobra"
 )
 
+// simRunOptions are 'netaware sim run”s options.
+type simRunOptions struct {
+	streams
+	platform string
+	args     []string
+}
+
 func newSimRunCmd() *cobra.Command {
-	var plat string
+	o := &simRunOptions{}
 	cmd := &cobra.Command{
 		Use:   "run --platform NAME|FILE -- COMMAND [ARGS...]",
 		Short: "Run any netaware command on a simulated platform",
@@ -17,20 +26,32 @@ by changing only their prefix.`,
 		Example: `  netaware sim run --platform zhu-2racks -- bench pingpong
   netaware sim run --platform fram-like -- discover --blind --out fram`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if plat == "" {
-				return usagef("sim run: --platform is required (a built-in name or a platform.yaml)")
-			}
-			if args[0] == "sim" || args[0] == "launch" {
-				return usagef("sim run: %q does not run on a world", args[0])
-			}
-			root := newRootCmd()
-			root.SetArgs(append(append([]string{}, args...), "--platform", plat))
-			root.SetOut(cmd.OutOrStdout())
-			root.SetErr(cmd.ErrOrStderr())
-			return root.ExecuteContext(cmd.Context())
-		},
+		RunE: runOptions(o),
 	}
-	cmd.Flags().StringVar(&plat, "platform", "", "the simulated platform: a built-in name or a platform.yaml file")
+	cmd.Flags().StringVar(&o.platform, "platform", "", "the simulated platform: a built-in name or a platform.yaml file")
 	return cmd
+}
+
+func (o *simRunOptions) complete(cmd *cobra.Command, args []string) error {
+	o.completeStreams(cmd)
+	o.args = args
+	return nil
+}
+
+func (o *simRunOptions) validate() error {
+	if o.platform == "" {
+		return usagef("sim run: --platform is required (a built-in name or a platform.yaml)")
+	}
+	if o.args[0] == "sim" || o.args[0] == "launch" {
+		return usagef("sim run: %q does not run on a world", o.args[0])
+	}
+	return nil
+}
+
+func (o *simRunOptions) run(ctx context.Context) error {
+	root := newRootCmd()
+	root.SetArgs(append(append([]string{}, o.args...), "--platform", o.platform))
+	root.SetOut(o.out)
+	root.SetErr(o.errOut)
+	return root.ExecuteContext(ctx)
 }

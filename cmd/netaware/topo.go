@@ -2,12 +2,11 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -16,7 +15,7 @@ import (
 
 	"netaware/internal/atomicfile"
 	"netaware/metrics"
-	"netaware/platform"
+	"netaware/score"
 	"netaware/topo"
 )
 
@@ -59,8 +58,14 @@ func canonicalFormat(name string) string {
 	return strings.ToLower(name)
 }
 
+// topoConvertOptions are 'netaware topo convert”s options.
+type topoConvertOptions struct {
+	streams
+	in, to, from, outFile, hostsFrom string
+}
+
 func newTopoConvertCmd() *cobra.Command {
-	var to, from, out, hostsFrom string
+	o := &topoConvertOptions{from: "json"}
 	cmd := &cobra.Command{
 		Use:   "convert IN --to FORMAT [-o OUT]",
 		Short: "Convert a topology to DOT, Slurm, MPICH, LGate, text or JSON",
@@ -91,48 +96,60 @@ Input formats (--from):
   MPIR_CVAR_COORDINATES_FILE=coords.txt mpiexec -n 64 ./app
   netaware topo convert groups.lgate --from lgate --to json -o topology.json`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if to == "" {
-				return usagef("topo convert needs --to FORMAT (%s)", strings.Join(topoFormats, ", "))
-			}
-			to, from = canonicalFormat(to), canonicalFormat(from)
-			if !slices.Contains(topoFormats, to) {
-				return usagef("--to %q: want one of %s", to, strings.Join(topoFormats, ", "))
-			}
-			if !slices.Contains(topoInputFormats, from) {
-				return usagef("--from %q: want one of %s", from, strings.Join(topoInputFormats, ", "))
-			}
-			if from == "slurm" && hostsFrom == "" {
-				return usagef("--from slurm needs --hosts-from FILE (a topology.json with the ranks' host names)")
-			}
-			if from != "slurm" && hostsFrom != "" {
-				return usagef("--hosts-from only applies to --from slurm")
-			}
-			t, err := readTopologyAs(args[0], from, hostsFrom)
-			if err != nil {
-				return err
-			}
-			var buf bytes.Buffer
-			if err := writeTopologyAs(&buf, t, to); err != nil {
-				return fmt.Errorf("%s -> %s: %w", args[0], to, err)
-			}
-			if out == "" || out == "-" {
-				_, err := cmd.OutOrStdout().Write(buf.Bytes())
-				return err
-			}
-			if err := atomicfile.WriteFile(out, buf.Bytes()); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", out)
-			return nil
-		},
+		RunE: runOptions(o),
 	}
 	f := cmd.Flags()
-	f.StringVar(&to, "to", "", "output format: "+strings.Join(topoFormats, ", ")+" (mpich is mpich-coords)")
-	f.StringVar(&from, "from", "json", "input format: "+strings.Join(topoInputFormats, ", ")+" (mpich is mpich-coords)")
-	f.StringVarP(&out, "output", "o", "", "write to this file (atomically) instead of standard output")
-	f.StringVar(&hostsFrom, "hosts-from", "", "with --from slurm: topology.json giving each rank's host name")
+	f.StringVar(&o.to, "to", "", "output format: "+strings.Join(topoFormats, ", ")+" (mpich is mpich-coords)")
+	f.StringVar(&o.from, "from", o.from, "input format: "+strings.Join(topoInputFormats, ", ")+" (mpich is mpich-coords)")
+	f.StringVarP(&o.outFile, "output", "o", "", "write to this file (atomically) instead of standard output")
+	f.StringVar(&o.hostsFrom, "hosts-from", "", "with --from slurm: topology.json giving each rank's host name")
 	return cmd
+}
+
+func (o *topoConvertOptions) complete(cmd *cobra.Command, args []string) error {
+	o.completeStreams(cmd)
+	o.in = args[0]
+	o.to, o.from = canonicalFormat(o.to), canonicalFormat(o.from)
+	return nil
+}
+
+func (o *topoConvertOptions) validate() error {
+	if o.to == "" {
+		return usagef("topo convert needs --to FORMAT (%s)", strings.Join(topoFormats, ", "))
+	}
+	if !slices.Contains(topoFormats, o.to) {
+		return usagef("--to %q: want one of %s", o.to, strings.Join(topoFormats, ", "))
+	}
+	if !slices.Contains(topoInputFormats, o.from) {
+		return usagef("--from %q: want one of %s", o.from, strings.Join(topoInputFormats, ", "))
+	}
+	if o.from == "slurm" && o.hostsFrom == "" {
+		return usagef("--from slurm needs --hosts-from FILE (a topology.json with the ranks' host names)")
+	}
+	if o.from != "slurm" && o.hostsFrom != "" {
+		return usagef("--hosts-from only applies to --from slurm")
+	}
+	return nil
+}
+
+func (o *topoConvertOptions) run(context.Context) error {
+	t, err := readTopologyAs(o.in, o.from, o.hostsFrom)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := writeTopologyAs(&buf, t, o.to); err != nil {
+		return fmt.Errorf("%s -> %s: %w", o.in, o.to, err)
+	}
+	if o.outFile == "" || o.outFile == "-" {
+		_, err := o.out.Write(buf.Bytes())
+		return err
+	}
+	if err := atomicfile.WriteFile(o.outFile, buf.Bytes()); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.out, "wrote %s\n", o.outFile)
+	return nil
 }
 
 func readTopologyAs(path, format, hostsFrom string) (*topo.Topology, error) {
@@ -219,8 +236,15 @@ func summarizeTopology(file string, t *topo.Topology) topoSummary {
 	return s
 }
 
+// topoShowOptions are 'netaware topo show”s options.
+type topoShowOptions struct {
+	streams
+	file   string
+	asJSON bool
+}
+
 func newTopoShowCmd() *cobra.Command {
-	var asJSON bool
+	o := &topoShowOptions{}
 	cmd := &cobra.Command{
 		Use:   "show FILE",
 		Short: "Print a topology.json as a tree with a level summary",
@@ -233,56 +257,41 @@ bandwidth.`,
   netaware topo show topology.json | less
   netaware topo show topology.json --json`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			t, err := topo.ReadFile(args[0])
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return probeWriteJSON(cmd.OutOrStdout(), summarizeTopology(args[0], t))
-			}
-			return t.WriteText(cmd.OutOrStdout())
-		},
+		RunE: runOptions(o),
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the summary (ranks, hosts, levels, method, cost) as JSON")
+	cmd.Flags().BoolVar(&o.asJSON, "json", false, "print the summary (ranks, hosts, levels, method, cost) as JSON")
 	return cmd
 }
 
-// compareReport is the --json output of topo compare.
-type compareReport struct {
-	Found       string                   `json:"found"`
-	Truth       string                   `json:"truth"`
-	TruthKind   string                   `json:"truth_kind"` // "platform" or "topology"
-	Size        int                      `json:"size"`
-	Levels      []metrics.LevelScore     `json:"levels"`
-	Endpoints   int                      `json:"endpoints,omitempty"`
-	EndpointsOf string                   `json:"endpoints_of,omitempty"` // "hosts" or "ranks"
-	LinkQueries *metrics.LinkQueryResult `json:"shared_link_queries,omitempty"`
-	DirQueries  *metrics.LinkQueryResult `json:"shared_link_queries_directed,omitempty"`
-	QuerySeed   uint64                   `json:"query_seed,omitempty"`
-	Latency     *metrics.LatencySummary  `json:"latency_ratios,omitempty"`
-	Notes       []string                 `json:"notes,omitempty"`
+func (o *topoShowOptions) complete(cmd *cobra.Command, args []string) error {
+	o.completeStreams(cmd)
+	o.file = args[0]
+	return nil
 }
 
-// truthSource is what compare scores against.
-type truthSource struct {
-	name   string
-	kind   string
-	size   int
-	levels []topo.Level
-	// endpoints: one rank per host when hosts are known, else every rank.
-	endpoints   []int
-	endpointsOf string
-	shares      metrics.LinkOracle // nil when the truth has no routes or tree
-	sharesDir   metrics.LinkOracle
-	latency     metrics.LatencyFunc
+func (o *topoShowOptions) validate() error { return nil }
+
+func (o *topoShowOptions) run(context.Context) error {
+	t, err := topo.ReadFile(o.file)
+	if err != nil {
+		return err
+	}
+	if o.asJSON {
+		return probeWriteJSON(o.out, summarizeTopology(o.file, t))
+	}
+	return t.WriteText(o.out)
+}
+
+// topoCompareOptions are 'netaware topo compare”s options.
+type topoCompareOptions struct {
+	streams
+	found, truth string
+	asJSON       bool
+	score        score.Options
 }
 
 func newTopoCompareCmd() *cobra.Command {
-	var truthArg string
-	var asJSON bool
-	var queries, maxPairs int
-	var seed uint64
+	o := &topoCompareOptions{score: score.DefaultOptions()}
 	cmd := &cobra.Command{
 		Use:   "compare FILE --truth PLATFORM|FILE2",
 		Short: "Score a topology against ground truth (NMI, ARI, accuracy, link queries, latency)",
@@ -307,199 +316,56 @@ within 5% and 10% of 1.0, the median, and a histogram.`,
   netaware topo compare topology.json --truth platform.yaml --queries 100000 --seed 7
   netaware topo compare found.json --truth expected.json --json`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if truthArg == "" {
-				return usagef("topo compare needs --truth PLATFORM|FILE2")
-			}
-			if queries < 0 || maxPairs < 1 {
-				return usagef("--queries must be >= 0 and --max-pairs >= 1")
-			}
-			found, err := topo.ReadFile(args[0])
-			if err != nil {
-				return err
-			}
-			truth, err := loadTruth(truthArg)
-			if err != nil {
-				return err
-			}
-			rep, err := compareTopology(found, args[0], truth, queries, seed, maxPairs)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				return enc.Encode(rep)
-			}
-			printCompare(cmd.OutOrStdout(), rep)
-			return nil
-		},
+		RunE: runOptions(o),
 	}
 	f := cmd.Flags()
-	f.StringVar(&truthArg, "truth", "", "ground truth: a platform (built-in name or platform.yaml) or a topology.json")
-	f.BoolVar(&asJSON, "json", false, "print the scores as JSON")
-	f.IntVar(&queries, "queries", 10000, "number of random shared-link queries (0 = none)")
-	f.Uint64Var(&seed, "seed", 1, "seed of the random queries and of the latency pair sample")
-	f.IntVar(&maxPairs, "max-pairs", 200000, "latency ratios: sample this many host pairs at most")
+	f.StringVar(&o.truth, "truth", "", "ground truth: a platform (built-in name or platform.yaml) or a topology.json")
+	f.BoolVar(&o.asJSON, "json", false, "print the scores as JSON")
+	f.IntVar(&o.score.Queries, "queries", o.score.Queries, "number of random shared-link queries (0 = none)")
+	f.Uint64Var(&o.score.Seed, "seed", o.score.Seed, "seed of the random queries and of the latency pair sample")
+	f.IntVar(&o.score.MaxPairs, "max-pairs", o.score.MaxPairs, "latency ratios: sample this many host pairs at most")
 	return cmd
 }
 
-// loadTruth reads a topology.json when the argument is a .json file, and a
-// platform otherwise.
-func loadTruth(arg string) (*truthSource, error) {
-	if strings.EqualFold(filepath.Ext(arg), ".json") {
-		t, err := topo.ReadFile(arg)
-		if err != nil {
-			return nil, fmt.Errorf("--truth: %w", err)
-		}
-		return truthFromTopology(arg, t)
+func (o *topoCompareOptions) complete(cmd *cobra.Command, args []string) error {
+	o.completeStreams(cmd)
+	o.found = args[0]
+	return nil
+}
+
+func (o *topoCompareOptions) validate() error {
+	if o.truth == "" {
+		return usagef("topo compare needs --truth PLATFORM|FILE2")
 	}
-	p, err := platform.Load(arg)
+	if o.score.Queries < 0 || o.score.MaxPairs < 1 {
+		return usagef("--queries must be >= 0 and --max-pairs >= 1")
+	}
+	return nil
+}
+
+func (o *topoCompareOptions) run(context.Context) error {
+	found, err := topo.ReadFile(o.found)
 	if err != nil {
-		return nil, fmt.Errorf("--truth: %w", err)
+		return err
 	}
-	return truthFromPlatform(arg, p), nil
-}
-
-func truthFromTopology(name string, t *topo.Topology) (*truthSource, error) {
-	ts := &truthSource{name: name, kind: "topology", size: t.Size, levels: t.Levels}
-	ts.endpoints, ts.endpointsOf = endpointsOf(t)
-	if t.Tree != nil {
-		p, err := t.Paths()
-		if err != nil {
-			return nil, fmt.Errorf("--truth %s: %w", name, err)
-		}
-		ts.shares = p.SharesLink
-		ts.sharesDir = p.SharesLinkDirected
-		ts.latency = p.PathLatency
-	}
-	return ts, nil
-}
-
-func truthFromPlatform(name string, p *platform.Platform) *truthSource {
-	ts := &truthSource{name: name, kind: "platform", size: p.NumRanks(), endpointsOf: "hosts"}
-	ts.levels = p.TruthLevels()
-	for h := range p.Hosts() {
-		if rs := p.HostRanks(h); len(rs) > 0 {
-			ts.endpoints = append(ts.endpoints, rs[0])
-		}
-	}
-	routeRes := func(a, b int) (fwd, both map[int]bool) {
-		r := p.Route(a, b)
-		fwd, both = map[int]bool{}, map[int]bool{}
-		for _, x := range r.Forward {
-			fwd[x], both[x] = true, true
-		}
-		for _, x := range r.Reverse {
-			both[x] = true
-		}
-		return fwd, both
-	}
-	// Same direction: the forward resources intersect. Any direction: a
-	// forward resource of one flow is a forward or reverse resource of the
-	// other (the reverse path uses the other direction of the same links).
-	ts.sharesDir = func(a, b, c, d int) (bool, error) {
-		f1, _ := routeRes(a, b)
-		for _, x := range p.Route(c, d).Forward {
-			if f1[x] {
-				return true, nil
-			}
-		}
-		return false, nil
-	}
-	ts.shares = func(a, b, c, d int) (bool, error) {
-		_, b1 := routeRes(a, b)
-		for _, x := range p.Route(c, d).Forward {
-			if b1[x] {
-				return true, nil
-			}
-		}
-		return false, nil
-	}
-	ts.latency = func(a, b int) (float64, error) { return p.Route(a, b).LatencyS, nil }
-	return ts
-}
-
-// endpointsOf picks one rank per host (the lowest) when every rank has a
-// host name, since seed 002 queries hosts; otherwise every rank.
-func endpointsOf(t *topo.Topology) ([]int, string) {
-	groups, _, err := t.HostPartition()
+	truth, err := score.LoadTruth(o.truth)
 	if err != nil {
-		all := make([]int, t.Size)
-		for i := range all {
-			all[i] = i
-		}
-		return all, "ranks"
+		return fmt.Errorf("--truth: %w", err)
 	}
-	var eps []int
-	for _, g := range groups {
-		eps = append(eps, g[0])
-	}
-	return eps, "hosts"
-}
-
-func compareTopology(found *topo.Topology, foundName string, truth *truthSource, queries int, seed uint64, maxPairs int) (*compareReport, error) {
-	if found.Size != truth.size {
-		return nil, fmt.Errorf("%s has %d ranks but the truth %s has %d", foundName, found.Size, truth.name, truth.size)
-	}
-	rep := &compareReport{Found: foundName, Truth: truth.name, TruthKind: truth.kind, Size: found.Size}
-	if len(found.Levels) == 0 {
-		rep.Notes = append(rep.Notes, "the found topology has no levels: no partition scores")
-	} else if len(truth.levels) == 0 {
-		rep.Notes = append(rep.Notes, "the truth has no levels: no partition scores")
-	} else {
-		scores, err := metrics.Compare(found.Levels, truth.levels)
-		if err != nil {
-			return nil, err
-		}
-		rep.Levels = scores
-	}
-	if found.Tree == nil {
-		rep.Notes = append(rep.Notes, "the found topology has no tree: no shared-link queries or latency ratios")
-		return rep, nil
-	}
-	if truth.shares == nil {
-		rep.Notes = append(rep.Notes, "the truth has no tree or routes: no shared-link queries or latency ratios")
-		return rep, nil
-	}
-	paths, err := found.Paths()
+	rep, err := score.Compare(found, o.found, truth, o.score)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", foundName, err)
+		return err
 	}
-	rep.Endpoints, rep.EndpointsOf = len(truth.endpoints), truth.endpointsOf
-	if queries > 0 {
-		if len(truth.endpoints) < 4 {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("only %d %s: shared-link queries need 4", len(truth.endpoints), truth.endpointsOf))
-		} else {
-			r, err := metrics.SharedLinkQueries(truth.endpoints, queries, seed, paths.SharesLink, truth.shares)
-			if err != nil {
-				return nil, err
-			}
-			rd, err := metrics.SharedLinkQueries(truth.endpoints, queries, seed, paths.SharesLinkDirected, truth.sharesDir)
-			if err != nil {
-				return nil, err
-			}
-			rep.LinkQueries, rep.DirQueries, rep.QuerySeed = &r, &rd, seed
-		}
+	if o.asJSON {
+		enc := json.NewEncoder(o.out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
 	}
-	pairs := metrics.AllPairs(truth.endpoints)
-	if len(pairs) > maxPairs {
-		rng := rand.New(rand.NewPCG(seed, 0x1a7e))
-		rng.Shuffle(len(pairs), func(i, j int) { pairs[i], pairs[j] = pairs[j], pairs[i] })
-		pairs = pairs[:maxPairs]
-		rep.Notes = append(rep.Notes, fmt.Sprintf("latency ratios over a random sample of %d pairs", maxPairs))
-	}
-	if len(pairs) > 0 {
-		_, s, err := metrics.LatencyRatios(pairs, paths.PathLatency, truth.latency)
-		if err != nil {
-			return nil, err
-		}
-		rep.Latency = &s
-	}
-	return rep, nil
+	printCompare(o.out, rep)
+	return nil
 }
 
-func printCompare(w io.Writer, rep *compareReport) {
+func printCompare(w io.Writer, rep *score.Report) {
 	fmt.Fprintf(w, "found: %s (%d ranks)\ntruth: %s %s\n", rep.Found, rep.Size, rep.TruthKind, rep.Truth)
 	if len(rep.Levels) > 0 {
 		fmt.Fprintln(w)

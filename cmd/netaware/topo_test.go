@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"netaware/platform"
+	"netaware/score"
 	"netaware/topo"
 )
 
@@ -169,13 +170,13 @@ func platformTree(t *testing.T, p *platform.Platform) *topo.Topology {
 	return tp
 }
 
-func compareJSON(t *testing.T, path, truth string) compareReport {
+func compareJSON(t *testing.T, path, truth string) score.Report {
 	t.Helper()
 	out, err := runTopoCLI(t, "topo", "compare", path, "--truth", truth, "--json", "--queries", "3000")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep compareReport
+	var rep score.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}

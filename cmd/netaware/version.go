@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -14,16 +15,29 @@ var version = ""
 
 func init() { register(newVersionCmd) }
 
+// versionOptions are 'netaware version”s (none but where to print).
+type versionOptions struct{ streams }
+
 func newVersionCmd() *cobra.Command {
+	o := &versionOptions{}
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print netaware's version and the Go toolchain that built it",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			fmt.Fprintf(cmd.OutOrStdout(), "netaware %s (%s, %s/%s)\n", buildVersion(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
-			return nil
-		},
+		RunE:  runOptions(o),
 	}
+}
+
+func (o *versionOptions) complete(cmd *cobra.Command, args []string) error {
+	o.completeStreams(cmd)
+	return nil
+}
+
+func (o *versionOptions) validate() error { return nil }
+
+func (o *versionOptions) run(context.Context) error {
+	_, err := fmt.Fprintf(o.out, "netaware %s (%s, %s/%s)\n", buildVersion(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return err
 }
 
 func buildVersion() string {

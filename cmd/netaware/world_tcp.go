@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"netaware/comm"
@@ -37,20 +36,10 @@ func runTCPWorld(ctx context.Context, wf *worldFlags, body func(ctx context.Cont
 			pr.update(registered, env.Size)
 		}
 	}
-	ep, err := tcp.JoinWith(ctx, env, opt)
+	err = tcp.Run(ctx, env, opt, func(ctx context.Context, c comm.Comm) error {
+		pr.finish() // joined: the wait for ranks is over
+		return body(ctx, c)
+	})
 	pr.finish()
-	if err != nil {
-		return info, true, err
-	}
-	err = body(ctx, comm.NewWorld(ep))
-	if err != nil {
-		// Tell the other ranks this one failed, so that none of them waits
-		// for it; they fail with an error naming this rank.
-		ep.Abort(err)
-	}
-	ep.Close()
-	if err != nil {
-		return info, true, fmt.Errorf("rank %d of %d: %w", env.Rank, env.Size, err)
-	}
-	return info, true, nil
+	return info, true, err
 }

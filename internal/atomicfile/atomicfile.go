@@ -50,3 +50,19 @@ func WriteFile(path string, data []byte) error {
 	ok = true
 	return nil
 }
+
+// Create creates or truncates path for an output written as a stream while
+// a command runs (a CPU profile, a rank's log), which cannot wait for a
+// rename at the end. It is not all-or-nothing, but its mode is Mode, set
+// explicitly as WriteFile sets it, so that no umask makes it private.
+func Create(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, Mode)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.Chmod(Mode); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("create %s: %w", path, err)
+	}
+	return f, nil
+}

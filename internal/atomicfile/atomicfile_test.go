@@ -54,3 +54,27 @@ func TestWriteFileFailureKeepsOldContentAndNamesPath(t *testing.T) {
 		t.Errorf("%d entries after a failed write, want 1 (the directory)", len(entries))
 	}
 }
+
+func TestCreateModeUnderStrictUmask(t *testing.T) {
+	old := syscall.Umask(0o077)
+	defer syscall.Umask(old)
+	path := filepath.Join(t.TempDir(), "cpu.prof")
+	if err := os.WriteFile(path, []byte("old, longer content"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("new"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	st, _ := os.Stat(path)
+	if string(b) != "new" || st.Mode().Perm() != 0o644 {
+		t.Errorf("content %q, mode %v; want \"new\", 0644", b, st.Mode().Perm())
+	}
+}

@@ -10,9 +10,9 @@ import (
 	"gonum.org/v1/gonum/optimize"
 	"gonum.org/v1/gonum/stat"
 
+	"netaware/dataset"
 	"netaware/netsim"
 	"netaware/platform"
-	"netaware/probe"
 )
 
 // Recording is the round trips of one `probe rtt --keep-samples` campaign
@@ -21,7 +21,7 @@ type Recording struct {
 	Samples  []float64 // every exchange's RTT minus its pair's floor (s)
 	PairMins []float64 // each pair's minimum minus its floor (s)
 	RTTs     []float64 // every exchange's RTT (s)
-	Params   probe.RTTParams
+	Params   dataset.RTTParams
 }
 
 // Load reads a dataset and its platform. A pair's floor is the smallest
@@ -29,7 +29,7 @@ type Recording struct {
 // the platform (same switch, one trunk, two trunks...): the network puts
 // them at the same distance, so what lies above the class floor is noise.
 func Load(datasetPath, platformPath string) (*Recording, error) {
-	ds, err := probe.Load(datasetPath)
+	ds, err := dataset.Load(datasetPath)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +99,7 @@ var (
 // Emulate runs the ping-pong protocol of probe.RTTInitiate with the
 // profile's delays on a path whose floor is base: pairs measurements in
 // sequence, the clock advancing with every exchange, as a campaign does.
-func Emulate(r netsim.Realistic, prm probe.RTTParams, pairs int, base float64, seed uint64) *Recording {
+func Emulate(r netsim.Realistic, prm dataset.RTTParams, pairs int, base float64, seed uint64) *Recording {
 	prm = prm.WithDefaults()
 	rng := rand.New(rand.NewPCG(seed, 7))
 	out := &Recording{Params: prm}

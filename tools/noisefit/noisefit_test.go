@@ -8,6 +8,7 @@ import (
 
 	"netaware/comm"
 	"netaware/comm/sim"
+	"netaware/dataset"
 	"netaware/netsim"
 	"netaware/platform"
 	"netaware/probe"
@@ -16,7 +17,7 @@ import (
 // simulate records a `probe rtt --keep-samples --rounds 5` campaign over
 // every pair of the platform in the simulator, with the realistic profile
 // and the given noise seed.
-func simulate(t *testing.T, plat string, seed int64) *probe.Dataset {
+func simulate(t *testing.T, plat string, seed int64) *dataset.Dataset {
 	t.Helper()
 	p, err := platform.Load(plat)
 	if err != nil {
@@ -26,11 +27,11 @@ func simulate(t *testing.T, plat string, seed int64) *probe.Dataset {
 	for i := range ranks {
 		ranks[i] = i
 	}
-	ds := &probe.Dataset{World: probe.World{Kind: "sim", Size: len(ranks)}}
-	cp := &probe.Campaign{Kind: "rtt", Schedule: probe.ScheduleSpec{Mode: "serial", Ranks: ranks},
-		RTT: probe.RTTParams{Rounds: 5, KeepSamples: true}}
+	ds := &dataset.Dataset{World: dataset.World{Kind: "sim", Size: len(ranks)}}
+	cp := &probe.Campaign{Kind: "rtt", Schedule: dataset.ScheduleSpec{Mode: "serial", Ranks: ranks},
+		RTT: dataset.RTTParams{Rounds: 5, KeepSamples: true}}
 	_, err = sim.Run(context.Background(), p, sim.Options{Noise: platform.NoiseRealistic, Seed: seed}, func(ctx context.Context, c comm.Comm) error {
-		var d *probe.Dataset
+		var d *dataset.Dataset
 		if c.Rank() == 0 {
 			d = ds
 		}
@@ -92,9 +93,9 @@ func TestRealisticProfileMatchesRecordedRTTs(t *testing.T) {
 // do: the spells are what makes a pair's minimum unreliable.
 func TestSpellsDelayWholeMeasurements(t *testing.T) {
 	r := netsim.RealisticProfile()
-	with := Emulate(r, probe.RTTParams{Rounds: 3}, 2000, 24e-6, 3)
+	with := Emulate(r, dataset.RTTParams{Rounds: 3}, 2000, 24e-6, 3)
 	r.SpellProb = 0
-	without := Emulate(r, probe.RTTParams{Rounds: 3}, 2000, 24e-6, 3)
+	without := Emulate(r, dataset.RTTParams{Rounds: 3}, 2000, 24e-6, 3)
 	count := func(rec *Recording) int {
 		k := 0
 		for _, m := range rec.PairMins {

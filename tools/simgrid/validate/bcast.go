@@ -14,6 +14,7 @@ import (
 
 	"netaware/comm"
 	"netaware/comm/sim"
+	"netaware/internal/atomicfile"
 	"netaware/netsim"
 	"netaware/platform"
 )
@@ -58,7 +59,7 @@ func compareBcast(p *platform.Platform, name, bin string, size, reps int) error 
 		return err
 	}
 	xmlPath := filepath.Join(dir, "platform.xml")
-	if err := os.WriteFile(xmlPath, []byte(xml), 0o644); err != nil {
+	if err := atomicfile.WriteFile(xmlPath, []byte(xml)); err != nil {
 		return err
 	}
 	tcp := p.TCP()

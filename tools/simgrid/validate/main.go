@@ -32,6 +32,7 @@ import (
 	"strings"
 	"time"
 
+	"netaware/internal/atomicfile"
 	"netaware/netsim"
 	"netaware/platform"
 )
@@ -304,14 +305,14 @@ func runSimGrid(p *platform.Platform, flows []flow, bin, dir string) (map[int]fl
 	}
 	xmlPath := filepath.Join(dir, "platform.xml")
 	patPath := filepath.Join(dir, "pattern.txt")
-	if err := os.WriteFile(xmlPath, []byte(xml), 0o644); err != nil {
+	if err := atomicfile.WriteFile(xmlPath, []byte(xml)); err != nil {
 		return nil, err
 	}
 	var pat bytes.Buffer
 	for _, f := range flows {
 		fmt.Fprintf(&pat, "%d r%d r%d %d %s\n", f.id, f.src, f.dst, f.bytes, strconv.FormatFloat(f.start, 'g', -1, 64))
 	}
-	if err := os.WriteFile(patPath, pat.Bytes(), 0o644); err != nil {
+	if err := atomicfile.WriteFile(patPath, pat.Bytes()); err != nil {
 		return nil, err
 	}
 	tcp := p.TCP()

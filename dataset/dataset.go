@@ -1,4 +1,10 @@
-package probe
+// Package dataset is the dataset.json format: what a measurement campaign
+// measured, on which world, with which parameters, one section per probe
+// (RTT, PLogP, Hockney, bandwidth, patterns). It is data only — reading,
+// writing, checking and turning sections into matrices — so that the
+// model, the report and the CLI read a dataset without importing the
+// measurement engine (package probe), which fills it.
+package dataset
 
 import (
 	"encoding/json"
@@ -6,14 +12,13 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"sync"
 
 	"netaware/comm"
 	"netaware/internal/atomicfile"
 )
 
-// DatasetVersion is the dataset.json format version this package writes.
-const DatasetVersion = 1
+// Version is the dataset.json format version this package writes.
+const Version = 1
 
 // Dataset is one dataset.json document: what was measured, on which world,
 // with which parameters. Units are in field names (_s seconds, _Bps bytes
@@ -178,78 +183,10 @@ type ScheduleSpec struct {
 	Parallel bool `json:"parallel,omitempty"`
 }
 
-// Plan builds the schedule's plan.
-func (s ScheduleSpec) Plan() (Plan, error) {
-	switch s.Mode {
-	case "serial", "":
-		return SerialPlan(s.Ranks), nil
-	case "hierarchical", "fast":
-		tree := s.Tree
-		if tree == nil {
-			tree = &Group{Ranks: s.Ranks}
-		}
-		if s.Mode == "fast" {
-			var err error
-			if tree, err = FastTree(tree, s.Fraction, s.Seed); err != nil {
-				return Plan{}, err
-			}
-		}
-		join := s.Join
-		if join == "" {
-			join = JoinOne
-		}
-		return HierarchicalPlan(tree, join), nil
-	case "representative":
-		return RepresentativePlanLevels(s.Groups, s.Levels, s.Parallel)
-	}
-	return Plan{}, fmt.Errorf("schedule mode %q: want serial, hierarchical, fast or representative", s.Mode)
-}
-
-// planCache shares plans between the ranks of one process: in the simulator
-// and the local world every rank builds the same plan from the same spec,
-// and a serial plan of 512 ranks (130816 steps) once per rank would cost
-// gigabytes. Plans are never modified after construction.
-var planCache struct {
-	sync.Mutex
-	plans  map[string]Plan
-	shared map[*Phase]bool
-}
-
-// SharedPlan is Plan, built once per process for equal specs.
-func (s ScheduleSpec) SharedPlan() (Plan, error) {
-	key, err := json.Marshal(s)
-	if err != nil {
-		return Plan{}, err
-	}
-	planCache.Lock()
-	defer planCache.Unlock()
-	if p, ok := planCache.plans[string(key)]; ok {
-		return p, nil
-	}
-	p, err := s.Plan()
-	if err != nil {
-		return Plan{}, err
-	}
-	if planCache.plans == nil {
-		planCache.plans, planCache.shared = map[string]Plan{}, map[*Phase]bool{}
-	}
-	planCache.plans[string(key)] = p
-	if len(p.Phases) > 0 {
-		planCache.shared[&p.Phases[0]] = true
-	}
-	return p, nil
-}
-
-func isShared(ph *Phase) bool {
-	planCache.Lock()
-	defer planCache.Unlock()
-	return planCache.shared[ph]
-}
-
 // Save writes d to path atomically (atomicfile), so a reader (or a crash,
 // or an interrupt between checkpoints) never sees a half-written dataset.
 func (d *Dataset) Save(path string) error {
-	d.Version = DatasetVersion
+	d.Version = Version
 	b, err := json.MarshalIndent(d, "", " ")
 	if err != nil {
 		return fmt.Errorf("dataset %s: %w", path, err)
@@ -277,8 +214,8 @@ func Parse(b []byte) (*Dataset, error) {
 	if err := json.Unmarshal(b, &d); err != nil {
 		return nil, err
 	}
-	if d.Version != DatasetVersion {
-		return nil, fmt.Errorf("version %d: this netaware reads version %d", d.Version, DatasetVersion)
+	if d.Version != Version {
+		return nil, fmt.Errorf("version %d: this netaware reads version %d", d.Version, Version)
 	}
 	if d.World.Size < 0 || d.World.Size > 1<<24 {
 		return nil, fmt.Errorf("world.size %d out of range", d.World.Size)

@@ -207,7 +207,11 @@ func summarizeBench(s *bcastSetup, ms []tune.Measurement, withAuto bool) *bcastB
 }
 
 func printBench(w io.Writer, res *bcastBench) {
-	fmt.Fprintf(w, "platform %s, %d ranks, topology: %s\n\n", res.Platform, res.Ranks, res.TopologySource)
+	world := "platform " + res.Platform
+	if res.Platform == "live" || res.Platform == "local" {
+		world = res.Platform + " world" // no platform: measured on the processes themselves
+	}
+	fmt.Fprintf(w, "%s, %d ranks, topology: %s\n\n", world, res.Ranks, res.TopologySource)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
 	hdr := []string{"algorithm"}
 	for _, n := range res.SizesBytes {

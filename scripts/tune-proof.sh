@@ -35,7 +35,11 @@
 # same WORK: KEEP=1 keeps WORK/CLUSTER/results.tsv (configurations run
 # again replace their lines), FIXED=0 skips the fixed algorithms, REDECIDE=1
 # writes the rules files from the earlier WORK/CLUSTER/tuned/bench.json
-# instead of measuring again ('netaware tune bcast --from'). A run of all four clusters
+# instead of measuring again ('netaware tune bcast --from'). After the
+# sweep, CONFIRM (3) alternating rounds run Open MPI's default, the rules
+# and the best fixed configuration of each size side by side; the second
+# table is the acceptance from their medians (CONFIRM=0: none). SWEEP=0
+# skips the default/rules/fixed sweep (with KEEP=1: confirm an old one). A run of all four clusters
 # with the defaults takes about an hour on a loaded 2-core machine.
 # Needs root, Go, mpicc.openmpi / mpirun.openmpi, mpicc.mpich / mpiexec.hydra.
 set -euo pipefail
@@ -132,6 +136,35 @@ table() {
 	}' "$dir/results.tsv"
 }
 
+# sidebyside: the acceptance from the alternating rounds: per size the
+# median over rounds of default, rules, and the best fixed configuration
+# of the sweep (the one that was run in the rounds).
+sidebyside() {
+	awk -v sizes="$SIZES" '
+	$1 != "ompi" { next }
+	$2 ~ /^fixed/ && (!($3 in b) || $4 < b[$3]) { b[$3] = $4; bl[$3] = $2 }
+	$2 ~ /^r[0-9]+-/ { split($2, p, "-"); cfg = substr($2, length(p[1]) + 2); v[cfg, $3, ++n[cfg, $3]] = $4 }
+	function med(cfg, sz,   k, m, i, j, t, a) {
+		m = n[cfg, sz]
+		if (m == 0) return ""
+		for (i = 1; i <= m; i++) a[i] = v[cfg, sz, i]
+		for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+		return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
+	}
+	END {
+		printf "| size | default | netaware rules | best fixed of the sweep | rules / best | default / rules | default / best | acceptance |\n"
+		printf "|---|---|---|---|---|---|---|---|\n"
+		k = split(sizes, s, ",")
+		for (i = 1; i <= k; i++) {
+			z = s[i]; d = med("default", z); r = med("rules", z); f = med(bl[z], z)
+			if (d == "" || r == "" || f == "") { printf "| %d | %s | %s | %s | | | | incomplete |\n", z, d, r, f; continue }
+			ok = (r <= 1.10 * f) && (r <= 1.05 * d) && (d / f < 1.5 || d / r >= 1.5)
+			printf "| %s | %.4f s | %.4f s | %.4f s (%s) | %.2f | %.2fx | %.2fx | %s |\n",
+				(z >= 1048576 ? z / 1048576 " MiB" : z / 1024 " KiB"), d, r, f, substr(bl[z], 7), r / f, d / r, d / f, ok ? "met" : "**not met**"
+		}
+	}' "$dir/results.tsv"
+}
+
 for cl in $CLUSTERS; do
 	plat=scripts/tune-proof/$cl.yaml
 	[ -f "$plat" ] || fail "no platform $plat"
@@ -158,7 +191,7 @@ for cl in $CLUSTERS; do
 			>"$dir/tune.txt" 2>&1 || fail "netaware tune bcast failed: $dir/tune.txt"
 	fi
 
-	if [[ " $LIBS " == *" ompi "* ]]; then
+	if [[ " $LIBS " == *" ompi "* ]] && [ "${SWEEP:-1}" = 1 ]; then
 		echo "   Open MPI: default, rules, fixed" >&2
 		ompi default
 		ompi rules --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename "$dir/tuned/ompi-rules.conf"
@@ -171,12 +204,30 @@ for cl in $CLUSTERS; do
 			done
 		done
 	fi
-	if [[ " $LIBS " == *" mpich "* ]]; then
+	if [[ " $LIBS " == *" mpich "* ]] && [ "${SWEEP:-1}" = 1 ]; then
 		echo "   MPICH: default, rules, fixed" >&2
 		mpich default
 		mpich rules MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE="$dir/tuned/mpich-coll.json"
 		[ "${FIXED:-1}" = 0 ] || for alg in binomial scatter_recursive_doubling_allgather scatter_ring_allgather; do
 			mpich "fixed-$alg" MPIR_CVAR_BCAST_INTRA_ALGORITHM=$alg
+		done
+	fi
+	if [[ " $LIBS " == *" ompi "* ]] && [ "${CONFIRM:-3}" -gt 0 ]; then
+		# Side by side: the default, the rules and the best fixed
+		# configuration of each size, in CONFIRM alternating rounds (the
+		# sweep ran each once, minutes apart, on a machine whose load
+		# moves; and the best of 27 noisy runs is biased low).
+		best=$(awk '$1 == "ompi" && $2 ~ /^fixed/ && (!($3 in b) || $4 < b[$3]) { b[$3] = $4; l[$3] = $2 }
+			END { for (k in l) print l[k] }' "$dir/results.tsv" | sort -u)
+		echo "   Open MPI side by side, ${CONFIRM:-3} rounds: default rules $(echo $best)" >&2
+		for ((round = 1; round <= ${CONFIRM:-3}; round++)); do
+			ompi "r$round-default"
+			ompi "r$round-rules" --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename "$dir/tuned/ompi-rules.conf"
+			for f in $best; do
+				IFS=- read -r _ alg seg <<<"$f"
+				ompi "r$round-$f" --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_bcast_algorithm "$alg" \
+					--mca coll_tuned_bcast_algorithm_segmentsize "$seg"
+			done
 		done
 	fi
 	"$na" emu down "$PREFIX" >/dev/null
@@ -190,6 +241,12 @@ for cl in $CLUSTERS; do
 			table "$lib"
 			echo
 		done
+		if [[ " $LIBS " == *" ompi "* ]] && [ "${CONFIRM:-3}" -gt 0 ]; then
+			echo "ompi, side by side (median over the rounds of each run's median):"
+			echo
+			sidebyside
+			echo
+		fi
 	} | tee "$dir/table.md"
 done
 echo "files in $WORK" >&2

@@ -38,7 +38,9 @@
 # instead of measuring again ('netaware tune bcast --from'). After the
 # sweep, CONFIRM (3) alternating rounds run Open MPI's default, the rules
 # and the best fixed configuration of each size side by side; the second
-# table is the acceptance from their medians (CONFIRM=0: none). SWEEP=0
+# table is the acceptance from their medians (CONFIRM=0: none).
+# FIXED_LIST ("7-32768 6-8192 ...", id-segment) limits the sweep's fixed
+# configurations (default: all 27). SWEEP=0
 # skips the default/rules/fixed sweep (with KEEP=1: confirm an old one). A run of all four clusters
 # with the defaults takes about an hour on a loaded 2-core machine.
 # Needs root, Go, mpicc.openmpi / mpirun.openmpi, mpicc.mpich / mpiexec.hydra.
@@ -195,13 +197,16 @@ for cl in $CLUSTERS; do
 		echo "   Open MPI: default, rules, fixed" >&2
 		ompi default
 		ompi rules --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename "$dir/tuned/ompi-rules.conf"
-		[ "${FIXED:-1}" = 0 ] || for alg in 1 2 3 4 5 6 7 8 9; do
+		all=""
+		for alg in 1 2 3 4 5 6 7 8 9; do
 			segs="0 8192 32768 131072"
 			case $alg in 1 | 8 | 9) segs=0 ;; esac
-			for seg in $segs; do
-				ompi "fixed-$alg-$seg" --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_bcast_algorithm "$alg" \
-					--mca coll_tuned_bcast_algorithm_segmentsize "$seg"
-			done
+			for seg in $segs; do all="$all $alg-$seg"; done
+		done
+		[ "${FIXED:-1}" = 0 ] || for f in ${FIXED_LIST:-$all}; do
+			IFS=- read -r alg seg <<<"$f"
+			ompi "fixed-$alg-$seg" --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_bcast_algorithm "$alg" \
+				--mca coll_tuned_bcast_algorithm_segmentsize "$seg"
 		done
 	fi
 	if [[ " $LIBS " == *" mpich "* ]] && [ "${SWEEP:-1}" = 1 ]; then

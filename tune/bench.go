@@ -6,38 +6,37 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"time"
+	"slices"
 
 	"netaware/coll"
 	"netaware/comm"
-	"netaware/comm/sim"
-	"netaware/platform"
 	"netaware/topo"
 )
 
-// BenchConfig is one benchmark campaign on a simulated platform.
+// BenchConfig is one benchmark campaign. It holds no world: Run measures
+// on whatever comm.Comm it is given (the simulator, the TCP transport under
+// netaware launch or mpirun, an emulated cluster, MPI), and times without a
+// global clock.
 type BenchConfig struct {
-	Platform *platform.Platform
 	// Topology for topology-aware algorithms (nil: only topology-blind).
 	Topology *topo.Topology
 	Sizes    []int // message sizes in bytes
 	// Reps N and Warmup W of seed 003 Sect. 6.5 (0: defaults 10 and 2;
-	// a negative Warmup: none, beyond the one calibration broadcast that
-	// sizes the start window).
+	// a negative Warmup: none).
 	Reps, Warmup int
 	Root         int
-	Sim          sim.Options
 	// Decision resolves coll.Auto (nil: Auto runs Open MPI's fixed decision).
 	Decision *coll.Decision
 	// Cost is the performance model's point-to-point prediction for the
 	// performance-aware builders (nil: they fail to build).
 	Cost coll.CostFunc
-	// CommSizes are the communicator sizes to tune (nil: the platform's
+	// CommSizes are the communicator sizes to tune (nil: the world's
 	// rank count). A size q is measured on a sub-communicator of ranks
 	// 0..q-1, with the topology restricted to them.
 	CommSizes []int
-	// Progress, if set, is called after each algorithm.
-	Progress func(done, total int, a coll.Algorithm)
+	// Progress, if set, is called on rank 0 after each algorithm and
+	// message size (done of total).
+	Progress func(done, total int, a coll.Algorithm, bytes int)
 }
 
 // Measurement is every repetition of one algorithm at one message size.
@@ -49,10 +48,12 @@ type Measurement struct {
 	// Resolved is the concrete algorithm run (differs for ompi-fixed).
 	Resolved coll.Algorithm `json:"resolved"`
 	Bytes    int            `json:"size_bytes"`
-	// TimesS holds the valid repetitions: the time from the common start
-	// until the last rank has the message.
+	// TimesS holds the repetitions: per repetition, the longest time any
+	// rank spent from leaving the barrier before it to the end of its
+	// part of the broadcast (OSU and IMB's measure).
 	TimesS []float64 `json:"times_s"`
-	// Invalid counts repetitions some rank started late (window too short).
+	// Invalid counts repetitions that were not kept (unused since the
+	// barrier harness; kept for old bench.json files).
 	Invalid int   `json:"invalid"`
 	Stats   Stats `json:"stats"`
 	// Err is set when the algorithm failed at this size.
@@ -66,8 +67,7 @@ var Baseline = coll.OMPIFixed
 const (
 	defaultReps   = 10
 	defaultWarmup = 2
-	// Tags of the harness's own messages (system tags, never a user's).
-	tagStart   = 7301
+	// Tag of the harness's own messages (a system tag, never a user's).
 	tagResults = 7302
 )
 
@@ -85,15 +85,13 @@ func (c *BenchConfig) reps() (int, int) {
 	return n, w
 }
 
-// Run measures every algorithm at every size, one simulation per
-// algorithm (all sizes in it), and returns the measurements in algorithm,
-// then size order. When an algorithm fails or ctx ends, the error comes
-// with the measurements of the algorithms finished before, so that an
-// interrupted run keeps them.
-func Run(ctx context.Context, cfg BenchConfig, algs []coll.Algorithm) ([]Measurement, error) {
-	if cfg.Platform == nil {
-		return nil, errors.New("tune: no platform")
-	}
+// Run measures every algorithm at every size on c. Every rank of c calls
+// it with the same configuration (SPMD); rank 0 gets the measurements, in
+// communicator size, algorithm, then message size order, the others nil.
+// When an algorithm fails or ctx ends, the error comes with the
+// measurements finished before (at rank 0), so that an interrupted run
+// keeps them.
+func Run(ctx context.Context, c comm.Comm, cfg BenchConfig, algs []coll.Algorithm) ([]Measurement, error) {
 	if len(cfg.Sizes) == 0 {
 		return nil, errors.New("tune: no message sizes")
 	}
@@ -102,7 +100,7 @@ func Run(ctx context.Context, cfg BenchConfig, algs []coll.Algorithm) ([]Measure
 			return nil, fmt.Errorf("tune: message size %d < 0", s)
 		}
 	}
-	p := cfg.Platform.NumRanks()
+	p := c.Size()
 	if cfg.Root < 0 || cfg.Root >= p {
 		return nil, fmt.Errorf("tune: root %d outside %d ranks", cfg.Root, p)
 	}
@@ -119,23 +117,45 @@ func Run(ctx context.Context, cfg BenchConfig, algs []coll.Algorithm) ([]Measure
 		}
 	}
 	var out []Measurement
-	done, total := 0, len(algs)*len(sizes)
+	done, total := 0, len(algs)*len(sizes)*len(cfg.Sizes)
 	for _, q := range sizes {
 		t, err := Restrict(cfg.Topology, q)
 		if err != nil {
 			return nil, err
 		}
-		for _, a := range algs {
-			ms, err := runOne(ctx, cfg, a, q, t)
-			if err != nil {
-				return out, fmt.Errorf("tune: %s on %s (%d ranks): %w", a, cfg.Platform.Name, q, err)
+		sub := c
+		if q < p {
+			members := make([]int, q)
+			for i := range members {
+				members[i] = i
 			}
-			out = append(out, ms...)
-			done++
-			if cfg.Progress != nil {
-				cfg.Progress(done, total, a)
+			if c.Rank() >= q {
+				// Not a member: nothing to measure at this size; the
+				// members' harness traffic stays inside their communicator.
+				continue
+			}
+			if sub, err = c.Sub(members); err != nil {
+				return out, fmt.Errorf("tune: communicator of %d ranks: %w", q, err)
 			}
 		}
+		for _, a := range algs {
+			ms, err := runOne(ctx, sub, cfg, a, t, func(bytes int) {
+				done++
+				if cfg.Progress != nil && c.Rank() == 0 {
+					cfg.Progress(done, total, a, bytes)
+				}
+			})
+			out = append(out, ms...)
+			if err != nil {
+				if c.Rank() != 0 {
+					out = nil
+				}
+				return out, fmt.Errorf("tune: %s (%d ranks): %w", a, q, err)
+			}
+		}
+	}
+	if c.Rank() != 0 {
+		return nil, nil
 	}
 	return out, nil
 }
@@ -178,220 +198,90 @@ func Restrict(t *topo.Topology, q int) (*topo.Topology, error) {
 	return r, nil
 }
 
-// runOne measures one algorithm at all message sizes in one simulation, on
-// the first q ranks.
-func runOne(ctx context.Context, cfg BenchConfig, a coll.Algorithm, q int, t *topo.Topology) ([]Measurement, error) {
-	p := q
+// runOne measures one algorithm at all message sizes on c. Schedules are
+// built on every rank alike (builders are deterministic), so a size that
+// fails to build is skipped by every rank. On an error it returns the
+// sizes measured before it.
+func runOne(ctx context.Context, c comm.Comm, cfg BenchConfig, a coll.Algorithm, t *topo.Topology, step func(bytes int)) ([]Measurement, error) {
+	p := c.Size()
 	n, w := cfg.reps()
 	ms := make([]Measurement, len(cfg.Sizes))
-	scheds := make([]*coll.Schedule, len(cfg.Sizes))
 	for i, size := range cfg.Sizes {
 		r := coll.Resolve(a, p, size, cfg.Decision)
-		ms[i] = Measurement{Algorithm: a, Label: a.String(), Ranks: q, Resolved: r, Bytes: size}
+		ms[i] = Measurement{Algorithm: a, Label: a.String(), Ranks: p, Resolved: r, Bytes: size}
 		s, err := r.BuildEnv(p, cfg.Root, coll.Env{Topo: t, Cost: cfg.Cost, Bytes: size})
 		if err != nil {
 			ms[i].Err = err.Error()
+			step(size)
 			continue
 		}
-		scheds[i] = s
-	}
-	members := make([]int, q)
-	for i := range members {
-		members[i] = i
-	}
-	_, err := sim.Run(ctx, cfg.Platform, cfg.Sim, func(ctx context.Context, world comm.Comm) error {
-		if world.Rank() >= q {
-			return nil
+		times, err := measure(ctx, c, s, size, n, w)
+		if err != nil {
+			// The sizes finished before are kept.
+			return ms[:i], fmt.Errorf("%d bytes: %w", size, err)
 		}
-		c := world
-		if q < world.Size() {
-			var err error
-			if c, err = world.Sub(members); err != nil {
-				return err
-			}
-		}
-		for i, s := range scheds {
-			if s == nil {
-				continue
-			}
-			times, invalid, err := measure(ctx, c, s, cfg.Sizes[i], n, w, cfg.Root)
-			if err != nil {
-				return fmt.Errorf("%d bytes: %w", cfg.Sizes[i], err)
-			}
-			if c.Rank() == cfg.Root {
-				ms[i].TimesS, ms[i].Invalid = times, invalid
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	for i := range ms {
-		ms[i].Stats = Summarize(ms[i].TimesS)
+		ms[i].TimesS = times
+		ms[i].Stats = Summarize(times)
+		step(size)
 	}
 	return ms, nil
 }
 
-// measure runs W warm-up broadcasts, then N timed ones started ReproMPI
-// style: after a barrier, the root fixes a common start time t0 (its clock
-// plus a margin) and a window w, and repetition i starts on every rank at
-// t0 + i*w (ranks spin until then). A rank that reaches a start time late
-// invalidates that repetition. The time of a repetition is the latest
-// rank's finish minus the common start. The simulator's clock is global,
-// so no clock offsets need correcting. Only the root returns times.
-func measure(ctx context.Context, c comm.Comm, s *coll.Schedule, size, n, w, root int) ([]float64, int, error) {
+// measure runs W warm-up broadcasts and N timed ones, each after a
+// barrier, as OSU and IMB do without a global clock: every rank times its
+// own part from leaving the barrier to the end of its broadcast, and the
+// time of a repetition is the maximum over the ranks (a broadcast is done
+// when its last rank is). The barrier's own skew (one rank leaves it up to
+// a message latency after another) stays in the figure, as in those
+// suites. Rank 0 returns the times, the others nil.
+func measure(ctx context.Context, c comm.Comm, s *coll.Schedule, size, n, w int) ([]float64, error) {
 	buf := make([]byte, size)
-	me := c.Rank()
-	// Warm-up, and one calibration round that sizes the window.
-	var local time.Duration
-	for k := range max(w, 1) {
+	for range w {
 		if err := comm.Barrier(ctx, c); err != nil {
-			return nil, 0, err
+			return nil, err
+		}
+		if err := s.Bcast(ctx, c, buf); err != nil {
+			return nil, err
+		}
+	}
+	dur := make([]float64, n)
+	for i := range n {
+		if err := comm.Barrier(ctx, c); err != nil {
+			return nil, err
 		}
 		t := c.Now()
 		if err := s.Bcast(ctx, c, buf); err != nil {
-			return nil, 0, err
+			return nil, err
 		}
-		if k == max(w, 1)-1 {
-			local = c.Now() - t
-		}
+		dur[i] = (c.Now() - t).Seconds()
 	}
-	widest, _, err := gatherMax(ctx, c, root, []float64{local.Seconds()}, nil)
-	if err != nil {
-		return nil, 0, err
-	}
-	var times []float64
-	invalid := 0
-	for attempt := 0; attempt < 4; attempt++ {
-		tb := c.Now()
-		if err := comm.Barrier(ctx, c); err != nil {
-			return nil, 0, err
-		}
-		barrier := (c.Now() - tb).Seconds()
-		// The root picks t0 and the window; a binomial broadcast of 16
-		// bytes carries them. Its duration is inside the margin: twice
-		// the barrier the root just saw (log P rounds, like the small
-		// broadcast) plus a window and a millisecond.
-		var hdr [16]byte
-		if me == root {
-			window := 1.5*widest[0]*math.Pow(2, float64(attempt)) + 50e-6
-			margin := window + 2*barrier + 1e-3
-			t0 := c.Now().Seconds() + margin
-			binary.LittleEndian.PutUint64(hdr[:8], math.Float64bits(t0))
-			binary.LittleEndian.PutUint64(hdr[8:], math.Float64bits(window))
-		}
-		if err := bcastSmall(ctx, c, root, hdr[:]); err != nil {
-			return nil, 0, err
-		}
-		t0 := math.Float64frombits(binary.LittleEndian.Uint64(hdr[:8]))
-		window := math.Float64frombits(binary.LittleEndian.Uint64(hdr[8:]))
-		dur := make([]float64, n)
-		late := make([]bool, n)
-		for i := range n {
-			start := t0 + float64(i)*window
-			now := c.Now().Seconds()
-			if now > start {
-				late[i] = true
-			} else if d := time.Duration((start - now) * 1e9); d > 0 {
-				c.Spin(d)
-			}
-			if err := s.Bcast(ctx, c, buf); err != nil {
-				return nil, 0, err
-			}
-			dur[i] = c.Now().Seconds() - start
-		}
-		worst, anyLate, err := gatherMax(ctx, c, root, dur, late)
-		if err != nil {
-			return nil, 0, err
-		}
-		// The root keeps the valid repetitions and tells every rank
-		// whether to retry with a wider window (too many late starts).
-		var again [1]byte
-		if me == root {
-			times, invalid = times[:0], 0
-			for i, d := range worst {
-				if anyLate[i] {
-					invalid++
-				} else {
-					times = append(times, d)
-				}
-			}
-			if len(times) < (n+1)/2 && attempt < 3 {
-				again[0] = 1
-			}
-		}
-		if err := bcastSmall(ctx, c, root, again[:]); err != nil {
-			return nil, 0, err
-		}
-		if again[0] == 0 {
-			break
-		}
-	}
-	return times, invalid, nil
+	return gatherMax(ctx, c, 0, dur)
 }
 
-// bcastSmall broadcasts a small buffer from root along a binomial tree on
-// the harness's own tag.
-func bcastSmall(ctx context.Context, c comm.Comm, root int, b []byte) error {
-	p, me := c.Size(), c.Rank()
-	v := (me - root + p) % p
-	tag := comm.SystemTag(tagStart)
-	mask := 1
-	for mask < p {
-		if v&mask != 0 {
-			src := (v - mask + root) % p
-			if _, err := c.Recv(ctx, src, tag, b); err != nil {
-				return err
-			}
-			break
-		}
-		mask <<= 1
-	}
-	for mask >>= 1; mask > 0; mask >>= 1 {
-		if v+mask < p {
-			if err := c.Send(ctx, (v+mask+root)%p, tag, b); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// gatherMax collects each rank's per-repetition values and late flags at
-// root and returns, at root, the maximum value and the OR of the flags per
-// repetition (nil elsewhere).
-func gatherMax(ctx context.Context, c comm.Comm, root int, vals []float64, late []bool) ([]float64, []bool, error) {
+// gatherMax collects each rank's per-repetition values at root and
+// returns, at root, the maximum per repetition (nil elsewhere).
+func gatherMax(ctx context.Context, c comm.Comm, root int, vals []float64) ([]float64, error) {
 	n := len(vals)
-	enc := make([]byte, 9*n)
+	enc := make([]byte, 8*n)
 	for i, v := range vals {
-		binary.LittleEndian.PutUint64(enc[9*i:], math.Float64bits(v))
-		if late != nil && late[i] {
-			enc[9*i+8] = 1
-		}
+		binary.LittleEndian.PutUint64(enc[8*i:], math.Float64bits(v))
 	}
 	tag := comm.SystemTag(tagResults)
 	if c.Rank() != root {
-		return nil, nil, c.Send(ctx, root, tag, enc)
+		return nil, c.Send(ctx, root, tag, enc)
 	}
-	worst := make([]float64, n)
-	anyLate := make([]bool, n)
-	fold := func(b []byte) {
-		for i := range n {
-			worst[i] = math.Max(worst[i], math.Float64frombits(binary.LittleEndian.Uint64(b[9*i:])))
-			anyLate[i] = anyLate[i] || b[9*i+8] == 1
-		}
-	}
-	fold(enc)
-	in := make([]byte, 9*n)
+	worst := slices.Clone(vals)
+	in := make([]byte, 8*n)
 	for r := range c.Size() {
 		if r == root {
 			continue
 		}
 		if _, err := c.Recv(ctx, r, tag, in); err != nil {
-			return nil, nil, fmt.Errorf("results from rank %d: %w", r, err)
+			return nil, fmt.Errorf("results from rank %d: %w", r, err)
 		}
-		fold(in)
+		for i := range n {
+			worst[i] = math.Max(worst[i], math.Float64frombits(binary.LittleEndian.Uint64(in[8*i:])))
+		}
 	}
-	return worst, anyLate, nil
+	return worst, nil
 }

@@ -1,10 +1,10 @@
 package tune
 
 import (
-	"context"
 	"testing"
 
 	"netaware/coll"
+	"netaware/comm/sim"
 )
 
 // BenchmarkTunedVsOMPIFixed tunes the test platform and reports, as
@@ -20,10 +20,10 @@ func BenchmarkTunedVsOMPIFixed(b *testing.B) {
 		b.Fatal(err)
 	}
 	algs = append([]coll.Algorithm{Baseline}, algs...)
-	cfg := BenchConfig{Platform: p, Topology: tp, Sizes: []int{65536, 1 << 20}, Reps: 3, Warmup: 1}
+	cfg := BenchConfig{Topology: tp, Sizes: []int{65536, 1 << 20}, Reps: 3, Warmup: 1}
 	var speed map[int]float64
 	for b.Loop() {
-		ms, err := Run(context.Background(), cfg, algs)
+		ms, err := simRun(p, sim.Options{}, cfg, algs)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -28,7 +28,8 @@ type CandidateOptions struct {
 }
 
 // Candidates enumerates algorithm x topology level x segment size for p
-// ranks: every topology-blind algorithm, and with a topology every
+// ranks (segment sizes for every algorithm that takes one, see
+// TakesSegment): every topology-blind algorithm, and with a topology every
 // topology-aware one at every level that splits the ranks into more than
 // one and fewer than p groups. Only configurations that build are kept.
 func Candidates(p int, t *topo.Topology, o CandidateOptions) ([]coll.Algorithm, error) {
@@ -98,11 +99,17 @@ func Candidates(p int, t *topo.Topology, o CandidateOptions) ([]coll.Algorithm, 
 		}
 		for _, lv := range levelChoices {
 			for _, b := range baseChoices {
-				// Segment sizes matter for segmented algorithms and for
-				// a pipeline used inside sub-communicators.
+				// Segment sizes matter for segmented algorithms, for a
+				// pipeline used inside sub-communicators, and for every
+				// tree Open MPI segments (binomial, binary, split-binary,
+				// knomial, chain: the rules file's 4th column), which
+				// are also tried whole as its fixed decision runs them.
 				bs := []int{0}
-				if in.Segmented || b == "pipeline" {
+				switch {
+				case in.Segmented || b == "pipeline":
 					bs = segs
+				case TakesSegment(name):
+					bs = append([]int{0}, segs...)
 				}
 				for _, s := range bs {
 					a := coll.Algorithm{Name: name, Level: lv, Base: b, SegSize: s}
@@ -115,6 +122,14 @@ func Candidates(p int, t *topo.Topology, o CandidateOptions) ([]coll.Algorithm, 
 		}
 	}
 	return out, nil
+}
+
+// TakesSegment tells whether Open MPI's coll/tuned runs the algorithm of
+// this name with a segment size (the 4th column of a rules file), so that
+// the tuner tries it segmented.
+func TakesSegment(name string) bool {
+	r, ok := OMPIEquivalent(coll.Algorithm{Name: name, SegSize: 1})
+	return ok && r.SegBytes > 0
 }
 
 func algNames(infos []coll.Info) []string {

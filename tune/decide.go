@@ -49,6 +49,73 @@ func Best(ms []Measurement, accept func(coll.Algorithm) bool) []Pick {
 	return out
 }
 
+// OMPIEagerLimit is the largest message Open MPI's TCP transport sends
+// eagerly (btl_tcp_eager_limit, 64 KiB); a larger one, and so every larger
+// segment, costs a rendezvous round trip first.
+const OMPIEagerLimit = 64 << 10
+
+// OMPITie is how close (relative) to the fastest Open MPI-expressible
+// measurement another must be to count as a tie for the Open MPI file.
+const OMPITie = 0.05
+
+// OMPIPicks is Best for the Open MPI rules file: per size, among the
+// measurements accept admits that are within OMPITie of the fastest, the
+// one with the fewest per-segment handshakes wins: segments no larger than
+// OMPIEagerLimit first, then the fewest segments (a whole message counts as
+// one), then the lowest mean.
+// Open MPI's segmented trees wait for every child's send of a segment
+// before the next, and a segment above the eager limit adds a rendezvous
+// round trip; both cost a scheduling delay of the receiving process per
+// segment, which a measurement over netaware's transport (eager for every
+// size, two segments in flight) does not see. On a loaded machine this
+// made 128 KiB segments 1.4-2.2x slower than 32 KiB ones in Open MPI at
+// 16 MiB while they measured the same (docs/tuning.md, live proof).
+func OMPIPicks(ms []Measurement, accept func(coll.Algorithm) bool) []Pick {
+	fastest := Best(ms, accept)
+	var out []Pick
+	for _, f := range fastest {
+		best := f
+		bestKey := handshakeKey(f.Algorithm, f.Bytes)
+		for i := range ms {
+			m := &ms[i]
+			if m.Bytes != f.Bytes || m.Err != "" || m.Stats.Kept == 0 || math.IsNaN(m.Stats.MeanS) || !accept(m.Algorithm) {
+				continue
+			}
+			if m.Stats.MeanS > f.MeanS*(1+OMPITie) {
+				continue
+			}
+			k := handshakeKey(m.Algorithm, m.Bytes)
+			if k.less(bestKey) || (k == bestKey && m.Stats.MeanS < best.MeanS) {
+				best = Pick{Bytes: m.Bytes, Algorithm: m.Algorithm, Label: m.Label, MeanS: m.Stats.MeanS}
+				bestKey = k
+			}
+		}
+		out = append(out, best)
+	}
+	return out
+}
+
+// segKey orders configurations by the handshakes Open MPI makes per
+// message: rendezvous segments last, then by the number of segments.
+type segKey struct {
+	rendezvous bool
+	segments   int
+}
+
+func (a segKey) less(b segKey) bool {
+	if a.rendezvous != b.rendezvous {
+		return !a.rendezvous
+	}
+	return a.segments < b.segments
+}
+
+func handshakeKey(a coll.Algorithm, bytes int) segKey {
+	if a.SegSize <= 0 || a.SegSize >= bytes {
+		return segKey{segments: 1}
+	}
+	return segKey{rendezvous: a.SegSize > OMPIEagerLimit, segments: (bytes + a.SegSize - 1) / a.SegSize}
+}
+
 // boundary is where the choice for size a gives way to the choice for the
 // next measured size b: their geometric mean, since sizes are measured on
 // a logarithmic grid (at least a+1).

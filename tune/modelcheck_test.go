@@ -53,7 +53,7 @@ func TestZhuContentionAndHeteroHockneyPredictSimulatedBcast(t *testing.T) {
 	}
 	h.Overlap = true
 	algs := []coll.Algorithm{{Name: "chain"}, {Name: "pipeline", SegSize: 8192}, {Name: "linear"}, {Name: "knomial", K: 4}, {Name: "binomial"}, {Name: "binary"}}
-	ms, err := Run(context.Background(), BenchConfig{Platform: p, Sizes: []int{65536, 1 << 20}, Reps: 2, Warmup: 1}, algs)
+	ms, err := simRun(p, sim.Options{}, BenchConfig{Sizes: []int{65536, 1 << 20}, Reps: 2, Warmup: 1}, algs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"netaware/coll"
+	"netaware/comm/sim"
 )
 
 const mpiRanks = 4
@@ -121,8 +122,8 @@ func tuneFour(t *testing.T) (*Outputs, error) {
 		return nil, err
 	}
 	algs = append([]coll.Algorithm{Baseline}, algs...)
-	cfg := BenchConfig{Platform: p, Topology: tp, Sizes: []int{1, 1024, 65536, 1 << 20}, Reps: 3, Warmup: 1}
-	ms, err := Run(context.Background(), cfg, algs)
+	cfg := BenchConfig{Topology: tp, Sizes: []int{1, 1024, 65536, 1 << 20}, Reps: 3, Warmup: 1}
+	ms, err := simRun(p, sim.Options{}, cfg, algs)
 	if err != nil {
 		return nil, err
 	}

@@ -25,11 +25,16 @@ const (
 // scatter-allgather-ring exactly; magpie2 at the host level with binomial
 // inside approximately as MPIR_Bcast_intra_smp (intra-node to the node
 // leader, among node leaders, then inside each node). exact reports
-// whether MPICH runs the same schedule.
+// whether MPICH runs the same schedule. MPICH's trees take no segment
+// size, so a segmented binomial tree (whose time can be far from the
+// whole one's) has no equivalent.
 func MPICHEquivalent(a coll.Algorithm, levelName func(level int) string) (name string, exact, ok bool) {
 	switch a.Name {
 	case "binomial":
-		return MPICHBinomial, a.SegSize == 0, true
+		if a.SegSize > 0 {
+			return "", false, false
+		}
+		return MPICHBinomial, true, true
 	case "scatter-allgather":
 		return MPICHScatterRDAG, true, true
 	case "scatter-allgather-ring":

@@ -174,7 +174,7 @@ func decideOne(rep *Report, q int, ms []Measurement, t *topo.Topology) (*decided
 	}
 	ompiOK := func(a coll.Algorithm) bool { _, ok := OMPIEquivalent(a); return ok }
 	mpichOK := func(a coll.Algorithm) bool { _, _, ok := MPICHEquivalent(a, levelName); return ok }
-	ompiBest := Best(ms, ompiOK)
+	ompiBest := OMPIPicks(ms, ompiOK)
 	mpichBest := Best(ms, mpichOK)
 	pickAt := func(ps []Pick, n int) *Pick {
 		for i := range ps {
@@ -195,7 +195,7 @@ func decideOne(rep *Report, q int, ms []Measurement, t *topo.Topology) (*decided
 			r, _ := OMPIEquivalent(o.Algorithm)
 			lc := &LibChoice{Algorithm: o.Algorithm, Label: o.Label, Library: fmt.Sprintf("coll_tuned bcast %d (faninout %d, segsize %d)", r.Alg, r.FanInOut, r.SegBytes), MeanS: o.MeanS, Exact: true, SameAsBest: o.Algorithm == b.Algorithm}
 			if !lc.SameAsBest {
-				lc.Note = fmt.Sprintf("best %s has no Open MPI equivalent; fastest Open MPI algorithm is %.3gx slower", b.Label, o.MeanS/b.MeanS)
+				lc.Note = fmt.Sprintf("best %s has no Open MPI equivalent or ties with fewer segments; the Open MPI choice is %.3gx slower", b.Label, o.MeanS/b.MeanS)
 			}
 			c.OMPI = lc
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,6 +19,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"netaware/coll"
+	"netaware/comm"
 	"netaware/internal/atomicfile"
 	"netaware/tune"
 )
@@ -55,9 +57,13 @@ func newBenchBcastCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bcast",
 		Short: "Broadcast time vs message size per algorithm, and the tuned speed-up over Open MPI's default",
-		Long: `bench bcast measures broadcast algorithms on a simulated platform at every
-message size (same harness as 'netaware tune bcast': W warm-up and N timed
-repetitions, common start times, values within the 90th percentile) and prints
+		Long: `bench bcast measures broadcast algorithms at every message size, on a
+simulated platform (--platform) or live on the processes it was started in
+(netaware launch, mpirun, srun, netaware emu run: netaware's own algorithms
+over its TCP transport, to compare with an MPI library's). Same harness as
+'netaware tune bcast': W warm-up and N timed repetitions, each after a
+barrier and timed by its slowest rank, values within the 90th percentile. It
+prints
 the mean time per algorithm and size, then the tuned choice per size and its
 speed-up over Open MPI's fixed decision (what MPI_Bcast runs by default).
 
@@ -68,9 +74,10 @@ selects, measured as the "auto" series.
 --plot FILE writes FILE.png and FILE.svg: time vs message size per algorithm,
 log-log.
 
-Example:
+Examples:
   netaware bench bcast --platform zhu-2racks --sizes 1KiB,64KiB,1MiB,4MiB \
-      --algorithms binomial,pipeline,hierarchical,dfs-pipeline --plot zhu-bcast`,
+      --algorithms binomial,pipeline,hierarchical,dfs-pipeline --plot zhu-bcast
+  netaware launch -n 4 -- netaware bench bcast --sizes 1KiB,1MiB --algorithms binomial,knomial`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			w := cmd.OutOrStdout()
@@ -78,60 +85,69 @@ Example:
 			if asJSON {
 				info = cmd.ErrOrStderr()
 			}
-			s, err := f.setup(info)
-			if err != nil {
-				return err
-			}
-			if len(s.commSizes) > 1 {
-				return usagef("--comm-sizes: bench bcast measures one communicator size (tune bcast takes several)")
-			}
-			cfg := f.config(s)
+			var d *coll.Decision
 			if decisionFile != "" {
-				d, err := coll.ReadDecisionFile(decisionFile)
-				if err != nil {
+				var err error
+				if d, err = coll.ReadDecisionFile(decisionFile); err != nil {
 					return usagef("--decision: %v", err)
 				}
-				cfg.Decision = d
-				s.algs = append(s.algs, coll.Auto)
 			}
-			if !quietFlag(cmd) {
-				cfg.Progress = progress(cmd.ErrOrStderr(), len(s.algs))
-			}
-			ms, err := tune.Run(cmd.Context(), cfg, s.algs)
-			if err != nil {
-				if cmd.Context().Err() != nil && len(ms) > 0 {
-					// Interrupted: print the algorithms that finished, without
-					// a tuned choice made from a part of them.
-					res := summarizeBench(s, ms, false)
-					res.Tuned = nil
-					fmt.Fprintf(info, "interrupted: the %d of %d algorithm configurations that finished:\n", len(res.Series), len(s.algs))
-					if asJSON {
-						enc := json.NewEncoder(w)
-						enc.SetIndent("", " ")
-						enc.Encode(res)
-					} else {
-						printBench(w, res)
+			return f.runBcastWorld(cmd.Context(), func(ctx context.Context, c comm.Comm, s *bcastSetup) error {
+				if len(s.commSizes) > 1 {
+					return usagef("--comm-sizes: bench bcast measures one communicator size (tune bcast takes several)")
+				}
+				cfg := f.config(s)
+				algs := s.algs // shared by the simulated ranks: not appended to
+				if d != nil {
+					cfg.Decision = d
+					algs = append(slices.Clone(algs), coll.Auto)
+				}
+				root := c.Rank() == 0
+				if root {
+					fmt.Fprintln(info, s.topoNote)
+					if !quietFlag(cmd) {
+						cfg.Progress = progress(cmd.ErrOrStderr(), len(algs)*len(s.sizes))
 					}
 				}
-				return err
-			}
-			res := summarizeBench(s, ms, decisionFile != "")
-			if plotFile != "" {
-				if err := plotBench(res, plotFile); err != nil {
+				ms, err := tune.Run(ctx, c, cfg, algs)
+				if !root {
 					return err
 				}
-			}
-			if asJSON {
-				enc := json.NewEncoder(w)
-				enc.SetIndent("", " ")
-				return enc.Encode(res)
-			}
-			printBench(w, res)
-			if plotFile != "" {
-				base := strings.TrimSuffix(plotFile, filepath.Ext(plotFile))
-				fmt.Fprintf(w, "wrote %s.png and %s.svg\n", base, base)
-			}
-			return nil
+				if err != nil {
+					if ctx.Err() != nil && len(ms) > 0 {
+						// Interrupted: print what finished, without a tuned
+						// choice made from a part of the algorithms.
+						res := summarizeBench(s, ms, false)
+						res.Tuned = nil
+						fmt.Fprintf(info, "interrupted: the %d of %d algorithm configurations that started:\n", len(res.Series), len(algs))
+						if asJSON {
+							enc := json.NewEncoder(w)
+							enc.SetIndent("", " ")
+							enc.Encode(res)
+						} else {
+							printBench(w, res)
+						}
+					}
+					return err
+				}
+				res := summarizeBench(s, ms, d != nil)
+				if plotFile != "" {
+					if err := plotBench(res, plotFile); err != nil {
+						return err
+					}
+				}
+				if asJSON {
+					enc := json.NewEncoder(w)
+					enc.SetIndent("", " ")
+					return enc.Encode(res)
+				}
+				printBench(w, res)
+				if plotFile != "" {
+					base := strings.TrimSuffix(plotFile, filepath.Ext(plotFile))
+					fmt.Fprintf(w, "wrote %s.png and %s.svg\n", base, base)
+				}
+				return nil
+			})
 		},
 	}
 	f.register(cmd, "1,1KiB,16KiB,64KiB,256KiB,1MiB,4MiB")
@@ -142,7 +158,7 @@ Example:
 }
 
 func summarizeBench(s *bcastSetup, ms []tune.Measurement, withAuto bool) *bcastBench {
-	res := &bcastBench{Platform: s.p.Name, Ranks: s.p.NumRanks(), TopologySource: s.topoSource, SizesBytes: s.sizes}
+	res := &bcastBench{Platform: s.world, Ranks: s.ranks, TopologySource: s.topoSource, SizesBytes: s.sizes}
 	idx := map[int]int{}
 	for i, n := range s.sizes {
 		idx[n] = i
@@ -191,7 +207,11 @@ func summarizeBench(s *bcastSetup, ms []tune.Measurement, withAuto bool) *bcastB
 }
 
 func printBench(w io.Writer, res *bcastBench) {
-	fmt.Fprintf(w, "platform %s, %d ranks, topology: %s\n\n", res.Platform, res.Ranks, res.TopologySource)
+	world := "platform " + res.Platform
+	if res.Platform == "live" || res.Platform == "local" {
+		world = res.Platform + " world" // no platform: measured on the processes themselves
+	}
+	fmt.Fprintf(w, "%s, %d ranks, topology: %s\n\n", world, res.Ranks, res.TopologySource)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
 	hdr := []string{"algorithm"}
 	for _, n := range res.SizesBytes {

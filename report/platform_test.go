@@ -17,12 +17,10 @@ func (q routeProber) RTT(a, b int) (infer.RTT, error) {
 	return infer.RTT{Min: r, Max: r}, nil
 }
 
-// TestShiraiExactRTTTreeAnswersLinkQueries: with noise-free RTTs, the tree
-// inferred on zhu-2racks (a tree network, one rank per host) answers every
-// shared-link query as the platform's routes do and predicts every
-// measured latency exactly (seed 002 Sect. 5's two evaluations), and the
-// report shows both.
-func TestShiraiExactRTTTreeAnswersLinkQueries(t *testing.T) {
+// exactZhuTree infers the tree of zhu-2racks (one rank per host) from
+// noise-free RTTs.
+func exactZhuTree(t *testing.T) (*platform.Platform, *topo.Tree) {
+	t.Helper()
 	p, err := platform.Load("zhu-2racks")
 	if err != nil {
 		t.Fatal(err)
@@ -36,7 +34,18 @@ func TestShiraiExactRTTTreeAnswersLinkQueries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tp := &topo.Topology{Version: topo.Version, Size: n, Tree: res.Tree.Topo(), Levels: p.TruthLevels()}
+	return p, res.Tree.Topo()
+}
+
+// TestShiraiExactRTTTreeAnswersLinkQueries: with noise-free RTTs, the tree
+// inferred on zhu-2racks (a tree network, one rank per host) answers every
+// shared-link query as the platform's routes do and predicts every
+// measured latency exactly (seed 002 Sect. 5's two evaluations), and the
+// report shows both.
+func TestShiraiExactRTTTreeAnswersLinkQueries(t *testing.T) {
+	p, tree := exactZhuTree(t)
+	n := p.NumRanks()
+	tp := &topo.Topology{Version: topo.Version, Size: n, Tree: tree, Levels: p.TruthLevels()}
 	ds := &dataset.Dataset{Version: dataset.Version, World: dataset.World{Kind: "sim", Platform: "zhu-2racks", Size: n}}
 	ds.RTT = &dataset.RTTSection{PairsTotal: n * (n - 1) / 2, Complete: true}
 	for a := 0; a < n; a++ {
@@ -74,20 +83,8 @@ func TestShiraiExactRTTTreeAnswersLinkQueries(t *testing.T) {
 // exactly 1, while the check against the platform's routes finds the
 // host's 29 pairs off.
 func TestAccuracyChecksEveryPairAgainstTheTruth(t *testing.T) {
-	p, err := platform.Load("zhu-2racks")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, tree := exactZhuTree(t)
 	n := p.NumRanks()
-	hosts := make([]int, n)
-	for i := range hosts {
-		hosts[i] = i
-	}
-	res, err := infer.Infer(hosts, routeProber{p}, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tree := res.Tree.Topo()
 	const bad = 7
 	stretched := false
 	for i, e := range tree.Edges {

@@ -18,6 +18,8 @@ import (
 // netaware launch or mpirun, an emulated cluster, MPI), and times without a
 // global clock.
 type BenchConfig struct {
+	// Collective is what is measured (zero: the broadcast).
+	Collective Collective
 	// Topology for topology-aware algorithms (nil: only topology-blind).
 	Topology *topo.Topology
 	Sizes    []int // message sizes in bytes
@@ -41,7 +43,10 @@ type BenchConfig struct {
 
 // Measurement is every repetition of one algorithm at one message size.
 type Measurement struct {
-	Algorithm coll.Algorithm `json:"algorithm"`
+	// Collective is what was measured (empty in files from before the
+	// other collectives: the broadcast).
+	Collective Collective     `json:"collective,omitempty"`
+	Algorithm  coll.Algorithm `json:"algorithm"`
 	Label     string         `json:"label"`
 	// Ranks is the communicator size measured.
 	Ranks int `json:"ranks"`
@@ -50,7 +55,7 @@ type Measurement struct {
 	Bytes    int            `json:"size_bytes"`
 	// TimesS holds the repetitions: per repetition, the longest time any
 	// rank spent from leaving the barrier before it to the end of its
-	// part of the broadcast (OSU and IMB's measure).
+	// part of the collective (OSU and IMB's measure).
 	TimesS []float64 `json:"times_s"`
 	// Invalid counts repetitions that were not kept (unused since the
 	// barrier harness; kept for old bench.json files).
@@ -99,6 +104,9 @@ func Run(ctx context.Context, c comm.Comm, cfg BenchConfig, algs []coll.Algorith
 		if s < 0 {
 			return nil, fmt.Errorf("tune: message size %d < 0", s)
 		}
+	}
+	if _, err := ParseCollective(cfg.Collective.String()); err != nil {
+		return nil, fmt.Errorf("tune: %w", err)
 	}
 	p := c.Size()
 	if cfg.Root < 0 || cfg.Root >= p {
@@ -207,15 +215,20 @@ func runOne(ctx context.Context, c comm.Comm, cfg BenchConfig, a coll.Algorithm,
 	n, w := cfg.reps()
 	ms := make([]Measurement, len(cfg.Sizes))
 	for i, size := range cfg.Sizes {
+		size := cfg.Collective.Normalize(p, size)
 		r := coll.Resolve(a, p, size, cfg.Decision)
-		ms[i] = Measurement{Algorithm: a, Label: a.String(), Ranks: p, Resolved: r, Bytes: size}
+		ms[i] = Measurement{Collective: cfg.Collective, Algorithm: a, Label: a.String(), Ranks: p, Resolved: r, Bytes: size}
 		s, err := r.BuildEnv(p, cfg.Root, coll.Env{Topo: t, Cost: cfg.Cost, Bytes: size})
+		var run func(context.Context, comm.Comm) error
+		if err == nil {
+			run, err = cfg.Collective.op(s, c.Rank(), p, size)
+		}
 		if err != nil {
 			ms[i].Err = err.Error()
 			step(size)
 			continue
 		}
-		times, err := measure(ctx, c, s, size, n, w)
+		times, err := measure(ctx, c, run, n, w)
 		if err != nil {
 			// The sizes finished before are kept.
 			return ms[:i], fmt.Errorf("%d bytes: %w", size, err)
@@ -227,20 +240,19 @@ func runOne(ctx context.Context, c comm.Comm, cfg BenchConfig, a coll.Algorithm,
 	return ms, nil
 }
 
-// measure runs W warm-up broadcasts and N timed ones, each after a
+// measure runs W warm-up operations and N timed ones, each after a
 // barrier, as OSU and IMB do without a global clock: every rank times its
-// own part from leaving the barrier to the end of its broadcast, and the
-// time of a repetition is the maximum over the ranks (a broadcast is done
-// when its last rank is). The barrier's own skew (one rank leaves it up to
-// a message latency after another) stays in the figure, as in those
-// suites. Rank 0 returns the times, the others nil.
-func measure(ctx context.Context, c comm.Comm, s *coll.Schedule, size, n, w int) ([]float64, error) {
-	buf := make([]byte, size)
+// own part from leaving the barrier to the end of its part of the
+// collective, and the time of a repetition is the maximum over the ranks
+// (a collective is done when its last rank is). The barrier's own skew
+// (one rank leaves it up to a message latency after another) stays in the
+// figure, as in those suites. Rank 0 returns the times, the others nil.
+func measure(ctx context.Context, c comm.Comm, run func(context.Context, comm.Comm) error, n, w int) ([]float64, error) {
 	for range w {
 		if err := comm.Barrier(ctx, c); err != nil {
 			return nil, err
 		}
-		if err := s.Bcast(ctx, c, buf); err != nil {
+		if err := run(ctx, c); err != nil {
 			return nil, err
 		}
 	}
@@ -250,7 +262,7 @@ func measure(ctx context.Context, c comm.Comm, s *coll.Schedule, size, n, w int)
 			return nil, err
 		}
 		t := c.Now()
-		if err := s.Bcast(ctx, c, buf); err != nil {
+		if err := run(ctx, c); err != nil {
 			return nil, err
 		}
 		dur[i] = (c.Now() - t).Seconds()

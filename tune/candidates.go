@@ -15,6 +15,9 @@ var DefaultSegSizes = []int{8 << 10, 32 << 10, 128 << 10}
 
 // CandidateOptions choose what Candidates enumerates.
 type CandidateOptions struct {
+	// Collective the candidates are for (zero: the broadcast): it decides
+	// which algorithms run it and which take Open MPI segment sizes.
+	Collective Collective
 	// SegSizes for segmented algorithms (nil: DefaultSegSizes).
 	SegSizes []int
 	// Names restricts the algorithms (nil: every registered one).
@@ -41,7 +44,11 @@ func Candidates(p int, t *topo.Topology, o CandidateOptions) ([]coll.Algorithm, 
 	if bases == nil {
 		bases = []string{"binomial", "pipeline"}
 	}
+	k := o.Collective
 	infos := coll.Algorithms()
+	if k == Allreduce || k == ReduceScatter {
+		infos = append(infos, coll.ReductionAlgorithms()...)
+	}
 	known := map[string]coll.Info{}
 	for _, in := range infos {
 		known[in.Name] = in
@@ -49,7 +56,7 @@ func Candidates(p int, t *topo.Topology, o CandidateOptions) ([]coll.Algorithm, 
 	names := o.Names
 	if names == nil {
 		for _, in := range infos {
-			if in.Name != "auto" && in.Name != "ompi-fixed" {
+			if in.Name != "auto" && in.Name != "ompi-fixed" && k.runs(in) {
 				names = append(names, in.Name)
 			}
 		}
@@ -86,6 +93,9 @@ func Candidates(p int, t *topo.Topology, o CandidateOptions) ([]coll.Algorithm, 
 		if name == "auto" {
 			return nil, fmt.Errorf("tune: auto is what tuning produces, not a candidate")
 		}
+		if !k.runs(in) {
+			return nil, fmt.Errorf("tune: %s does not run %s", name, k)
+		}
 		if (in.TopologyAware && t == nil) || (in.ModelAware && o.Cost == nil) {
 			continue
 		}
@@ -96,6 +106,12 @@ func Candidates(p int, t *topo.Topology, o CandidateOptions) ([]coll.Algorithm, 
 		baseChoices := []string{""}
 		if in.UsesBase {
 			baseChoices = bases
+		}
+		// Only levels-allreduce's variants are tuned (its allreduce among
+		// the leaders); the performance-aware builders keep their default.
+		variants := []string{""}
+		if name == "levels-allreduce" {
+			variants = []string{"ring", "rabenseifner", "recursive-doubling"}
 		}
 		for _, lv := range levelChoices {
 			for _, b := range baseChoices {
@@ -108,15 +124,17 @@ func Candidates(p int, t *topo.Topology, o CandidateOptions) ([]coll.Algorithm, 
 				switch {
 				case in.Segmented || b == "pipeline":
 					bs = segs
-				case TakesSegment(name):
+				case takesSegmentFor(k, name):
 					bs = append([]int{0}, segs...)
 				}
 				for _, s := range bs {
-					a := coll.Algorithm{Name: name, Level: lv, Base: b, SegSize: s}
-					if in.UsesK {
-						a.K = 4
+					for _, v := range variants {
+						a := coll.Algorithm{Name: name, Level: lv, Base: b, SegSize: s, Variant: v}
+						if in.UsesK {
+							a.K = 4
+						}
+						add(a)
 					}
-					add(a)
 				}
 			}
 		}

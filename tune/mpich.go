@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"netaware/coll"
 )
@@ -150,57 +151,113 @@ type MPICHBlock struct {
 	Ranges []MPICHRange
 }
 
-// WriteMPICH renders the tuned bcast ranges as an MPICH
+// MPICHSection is the tuned ranges of one collective.
+type MPICHSection struct {
+	Collective Collective
+	Blocks     []MPICHBlock
+}
+
+// WriteMPICH renders the tuned bcast ranges alone; see WriteMPICHRules.
+func WriteMPICH(blocks []MPICHBlock) ([]byte, error) {
+	return WriteMPICHRules([]MPICHSection{{Collective: Bcast, Blocks: blocks}})
+}
+
+// mpichSizeKey is the message size MPICH's selection compares for a
+// collective (csel.c): avg_msg_size is the vector of bcast, reduce and
+// allreduce (MPICH asserts when another collective asks for it);
+// total_msg_size is all P blocks of the block collectives. Both are the
+// size tune measures (see Collective).
+func mpichSizeKey(k Collective) string {
+	if k.blocked() {
+		return "total_msg_size"
+	}
+	return "avg_msg_size"
+}
+
+// mpichDefaults are a collective's general intra- and inter-communicator
+// algorithms (mpichFallback; bcast's are binomial and the inter one).
+func mpichDefaults(k Collective) (intra, inter string) {
+	if k.orBcast() == Bcast {
+		return MPICHBinomial, mpichInterBcast
+	}
+	for _, f := range mpichFallback {
+		if f.coll == string(k) {
+			return f.intra, f.inter
+		}
+	}
+	return "", ""
+}
+
+// WriteMPICHRules renders the tuned ranges of every section as an MPICH
 // collective-selection JSON file; blocks ascend by communicator size:
 //
-//	"collective=bcast" -> "comm_type=intra" -> "comm_size<=P" ->
-//	  "avg_msg_size<=N" ... "avg_msg_size=any" -> "algorithm=MPIR_Bcast_intra_...";
+//	"collective=allreduce" -> "comm_type=intra" -> "comm_size<=P" ->
+//	  "avg_msg_size<=N" ... "avg_msg_size=any" -> "algorithm=MPIR_Allreduce_intra_...";
 //
-// MPICH takes the first comm_size<=P that holds, so a block covers the
-// sizes above the previous block's P up to its own. Larger communicators
-// get the binomial tree (MPICH's own small-message choice), smp is guarded
-// by "comm_hierarchy=parent" (only a communicator with a node hierarchy can
-// run it), and every other collective gets the general fallback of
-// mpichFallback.
-func WriteMPICH(blocks []MPICHBlock) ([]byte, error) {
-	if len(blocks) == 0 {
+// (total_msg_size for the block collectives, see mpichSizeKey). MPICH
+// takes the first comm_size<=P that holds, so a block covers the sizes
+// above the previous block's P up to its own. Larger communicators get the
+// collective's general algorithm (mpichDefaults), smp algorithms are
+// guarded by "comm_hierarchy=parent" (only a communicator with a node
+// hierarchy can run them), and every collective not tuned gets the
+// general fallback of mpichFallback.
+func WriteMPICHRules(sections []MPICHSection) ([]byte, error) {
+	if len(sections) == 0 {
 		return nil, fmt.Errorf("tune: mpich file needs rules")
 	}
 	root := &node{}
-	bc := root.add("collective=bcast", &node{})
-	intra := bc.add("comm_type=intra", &node{})
-	for i, b := range blocks {
-		if b.Ranks < 1 || len(b.Ranges) == 0 || (i > 0 && b.Ranks <= blocks[i-1].Ranks) {
-			return nil, fmt.Errorf("tune: mpich block %d: communicator size %d without rules or not ascending", i, b.Ranks)
+	tuned := map[Collective]bool{}
+	for _, sec := range sections {
+		k := sec.Collective.orBcast()
+		if tuned[k] {
+			return nil, fmt.Errorf("tune: mpich: %s given twice", k)
 		}
-		if err := mpichSizes(intra.add("comm_size<="+strconv.Itoa(b.Ranks), &node{}), b.Ranges); err != nil {
-			return nil, err
+		tuned[k] = true
+		def, inter := mpichDefaults(k)
+		if def == "" {
+			return nil, fmt.Errorf("tune: mpich: no %s algorithms known", k)
+		}
+		if len(sec.Blocks) == 0 {
+			return nil, fmt.Errorf("tune: mpich: %s has no rules", k)
+		}
+		c := root.add("collective="+string(k), &node{})
+		intra := c.add("comm_type=intra", &node{})
+		for i, b := range sec.Blocks {
+			if b.Ranks < 1 || len(b.Ranges) == 0 || (i > 0 && b.Ranks <= sec.Blocks[i-1].Ranks) {
+				return nil, fmt.Errorf("tune: mpich %s block %d: communicator size %d without rules or not ascending", k, i, b.Ranks)
+			}
+			if err := mpichSizes(intra.add("comm_size<="+strconv.Itoa(b.Ranks), &node{}), mpichSizeKey(k), def, b.Ranges); err != nil {
+				return nil, fmt.Errorf("%w (%s)", err, k)
+			}
+		}
+		intra.add("comm_size=any", leaf(def))
+		if inter != "" {
+			c.add("comm_type=inter", leaf(inter))
 		}
 	}
-	intra.add("comm_size=any", leaf(MPICHBinomial))
-	bc.add("comm_type=inter", leaf(mpichInterBcast))
-	mpichFallbacks(root)
+	mpichFallbacks(root, tuned)
 	var b bytes.Buffer
 	root.write(&b, "")
 	b.WriteString("\n")
 	return b.Bytes(), nil
 }
 
-// mpichSizes adds the message-size rules of one communicator size.
-func mpichSizes(sized *node, rs []MPICHRange) error {
+// mpichSizes adds the message-size rules of one communicator size; def
+// replaces an smp algorithm on communicators without a node hierarchy.
+func mpichSizes(sized *node, sizeKey, def string, rs []MPICHRange) error {
 	for i, r := range rs {
 		if i > 0 && r.FromBytes <= rs[i-1].FromBytes {
 			return fmt.Errorf("tune: mpich ranges not ascending at %d bytes", r.FromBytes)
 		}
-		key := "avg_msg_size=any"
+		key := sizeKey + "=any"
 		if i+1 < len(rs) {
-			key = "avg_msg_size<=" + strconv.Itoa(rs[i+1].FromBytes-1)
+			key = sizeKey + "<=" + strconv.Itoa(rs[i+1].FromBytes-1)
 		}
 		var v *node
-		if r.Algorithm == MPICHSMP {
+		if strings.HasSuffix(r.Algorithm, "_intra_smp") {
 			v = &node{}
-			v.add("comm_hierarchy=parent", leaf(MPICHSMP))
-			v.add("comm_hierarchy=any", leaf(MPICHBinomial))
+			v.add("comm_hierarchy=parent", leaf(r.Algorithm))
+			v.add("comm_hierarchy=any", leaf(def))
 		} else {
 			v = leaf(r.Algorithm)
 		}
@@ -209,9 +266,12 @@ func mpichSizes(sized *node, rs []MPICHRange) error {
 	return nil
 }
 
-// mpichFallbacks adds every collective but bcast.
-func mpichFallbacks(root *node) {
+// mpichFallbacks adds every collective not tuned.
+func mpichFallbacks(root *node, tuned map[Collective]bool) {
 	for _, f := range mpichFallback {
+		if tuned[Collective(f.coll)] {
+			continue
+		}
 		c := root.add("collective="+f.coll, &node{})
 		if f.inter == "" && f.inplace == "" {
 			c.add("algorithm="+f.intra, &node{})

@@ -3,13 +3,14 @@ package tune
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"netaware/coll"
 )
 
 // OMPIBcastID is the coll_tuned collective id of MPI_Bcast in rule files.
-const OMPIBcastID = 7
+const OMPIBcastID = 7 // = Bcast.OMPIID()
 
 // OMPIRule is one message-size rule of Open MPI's coll/tuned: from
 // FromBytes on, run algorithm Alg (0: the fixed decision) with the given
@@ -69,14 +70,19 @@ func OMPIEquivalent(a coll.Algorithm) (OMPIRule, bool) {
 	return r, true
 }
 
-// OMPIRules turns size ranges of Open MPI-expressible algorithms into
-// message rules; the first starts at 0 as coll/tuned requires.
-func OMPIRules(rs []Range) ([]OMPIRule, error) {
+// OMPIRules turns size ranges of Open MPI-expressible broadcast
+// algorithms into message rules; see OMPIRulesFor.
+func OMPIRules(rs []Range) ([]OMPIRule, error) { return OMPIRulesFor(Bcast, 0, rs) }
+
+// OMPIRulesFor turns size ranges of algorithms Open MPI can run for
+// collective k on p ranks into message rules; the first starts at 0 as
+// coll/tuned requires.
+func OMPIRulesFor(k Collective, p int, rs []Range) ([]OMPIRule, error) {
 	var out []OMPIRule
 	for i, r := range rs {
-		o, ok := OMPIEquivalent(r.Algorithm)
+		o, ok := OMPIEquivalentFor(k, r.Algorithm, p)
 		if !ok {
-			return nil, fmt.Errorf("tune: %s has no Open MPI coll/tuned equivalent", r.Algorithm)
+			return nil, fmt.Errorf("tune: %s has no Open MPI coll/tuned %s equivalent", r.Algorithm, k)
 		}
 		o.FromBytes = r.FromBytes
 		if i == 0 {
@@ -96,15 +102,29 @@ type OMPIBlock struct {
 	Rules []OMPIRule
 }
 
-// WriteOMPIClassic renders blocks (ascending Ranks) in coll/tuned's
-// classic rules-file format, which Open MPI 4.x and 5.x read:
+// OMPISection is the rules of one collective for a rules file.
+type OMPISection struct {
+	Collective Collective
+	Blocks     []OMPIBlock
+}
+
+// WriteOMPIClassic renders the rules of the broadcast alone; see
+// WriteOMPIRules.
+func WriteOMPIClassic(header []string, blocks []OMPIBlock) (string, error) {
+	return WriteOMPIRules(header, []OMPISection{{Collective: Bcast, Blocks: blocks}})
+}
+
+// WriteOMPIRules renders the sections (one per collective, written in
+// ascending collective id) in coll/tuned's classic rules-file format,
+// which Open MPI 4.x and 5.x read:
 //
-//	1            number of collectives
-//	7            collective id (bcast)
+//	C            number of collectives
+//	7            collective id (OMPIID: bcast 7, allreduce 2, ...)
 //	N            number of communicator sizes
 //	P            communicator size
 //	K            number of message sizes
 //	S A F G      message size, algorithm, fan-in/out, segment size
+//	...          (the next collective id, its sizes, ...)
 //
 // Numbers are plain decimal (the reader's "%li" would take a leading 0 as
 // octal); comments start with '#', which the reader skips to the end of
@@ -113,35 +133,49 @@ type OMPIBlock struct {
 // from the previous block's P up to its own P - 1 (the first from 0, the
 // last open-ended), so the two agree on a single block for communicators
 // of P ranks or more, and differ with several.
-func WriteOMPIClassic(header []string, blocks []OMPIBlock) (string, error) {
-	if len(blocks) == 0 {
-		return "", fmt.Errorf("tune: no communicator sizes")
+func WriteOMPIRules(header []string, sections []OMPISection) (string, error) {
+	if len(sections) == 0 {
+		return "", fmt.Errorf("tune: no collectives")
 	}
+	secs := slices.Clone(sections)
+	slices.SortStableFunc(secs, func(a, b OMPISection) int { return a.Collective.OMPIID() - b.Collective.OMPIID() })
 	var b strings.Builder
 	for _, h := range header {
 		fmt.Fprintf(&b, "# %s\n", oneLine(h))
 	}
-	fmt.Fprintf(&b, "1 # number of collectives\n")
-	fmt.Fprintf(&b, "%d # collective id: bcast\n", OMPIBcastID)
-	fmt.Fprintf(&b, "%d # number of communicator sizes\n", len(blocks))
-	last := 0
-	for _, bl := range blocks {
-		if bl.Ranks < 1 || bl.Ranks <= last {
-			return "", fmt.Errorf("tune: communicator sizes must ascend from 1 (got %d after %d)", bl.Ranks, last)
+	fmt.Fprintf(&b, "%d # number of collectives\n", len(secs))
+	for i, sec := range secs {
+		k := sec.Collective.orBcast()
+		if _, err := ParseCollective(string(k)); err != nil {
+			return "", fmt.Errorf("tune: %w", err)
 		}
-		last = bl.Ranks
-		if len(bl.Rules) == 0 || bl.Rules[0].FromBytes != 0 {
-			return "", fmt.Errorf("tune: communicator size %d: the first message rule must start at 0 bytes", bl.Ranks)
+		if i > 0 && secs[i-1].Collective.orBcast() == k {
+			return "", fmt.Errorf("tune: %s given twice", k)
 		}
-		fmt.Fprintf(&b, "%d # communicator size\n", bl.Ranks)
-		fmt.Fprintf(&b, "%d # number of message sizes\n", len(bl.Rules))
-		prev := -1
-		for _, r := range bl.Rules {
-			if r.FromBytes <= prev || r.Alg < 0 || r.FanInOut < 0 || r.SegBytes < 0 {
-				return "", fmt.Errorf("tune: communicator size %d: bad rule %+v", bl.Ranks, r)
+		if len(sec.Blocks) == 0 {
+			return "", fmt.Errorf("tune: %s: no communicator sizes", k)
+		}
+		fmt.Fprintf(&b, "%d # collective id: %s\n", k.OMPIID(), k)
+		fmt.Fprintf(&b, "%d # number of communicator sizes\n", len(sec.Blocks))
+		last := 0
+		for _, bl := range sec.Blocks {
+			if bl.Ranks < 1 || bl.Ranks <= last {
+				return "", fmt.Errorf("tune: %s: communicator sizes must ascend from 1 (got %d after %d)", k, bl.Ranks, last)
 			}
-			prev = r.FromBytes
-			fmt.Fprintf(&b, "%d %d %d %d # %s\n", r.FromBytes, r.Alg, r.FanInOut, r.SegBytes, oneLine(r.Note))
+			last = bl.Ranks
+			if len(bl.Rules) == 0 || bl.Rules[0].FromBytes != 0 {
+				return "", fmt.Errorf("tune: %s, communicator size %d: the first message rule must start at 0 bytes", k, bl.Ranks)
+			}
+			fmt.Fprintf(&b, "%d # communicator size\n", bl.Ranks)
+			fmt.Fprintf(&b, "%d # number of message sizes\n", len(bl.Rules))
+			prev := -1
+			for _, r := range bl.Rules {
+				if r.FromBytes <= prev || r.Alg < 0 || r.FanInOut < 0 || r.SegBytes < 0 {
+					return "", fmt.Errorf("tune: %s, communicator size %d: bad rule %+v", k, bl.Ranks, r)
+				}
+				prev = r.FromBytes
+				fmt.Fprintf(&b, "%d %d %d %d # %s\n", r.FromBytes, r.Alg, r.FanInOut, r.SegBytes, oneLine(r.Note))
+			}
 		}
 	}
 	return b.String(), nil
@@ -175,26 +209,39 @@ type OMPIJSONRule struct {
 	SegSize    int `json:"seg_size,omitempty"`
 }
 
-// WriteOMPIJSON renders blocks as the JSON rules file with the classic
-// file's meaning under Open MPI 4.x: block i covers communicators from its
-// size up to the next block's size minus one, the last one every larger
-// communicator too (no comm_size_max); each rule covers the message sizes
-// up to the next rule's start.
+// WriteOMPIJSON renders the broadcast's blocks alone; see
+// WriteOMPIJSONRules.
 func WriteOMPIJSON(blocks []OMPIBlock) ([]byte, error) {
+	return WriteOMPIJSONRules([]OMPISection{{Collective: Bcast, Blocks: blocks}})
+}
+
+// WriteOMPIJSONRules renders the sections as the JSON rules file with the
+// classic file's meaning under Open MPI 4.x: block i covers communicators
+// from its size up to the next block's size minus one, the last one every
+// larger communicator too (no comm_size_max); each rule covers the message
+// sizes up to the next rule's start. Collectives are keyed by name.
+func WriteOMPIJSONRules(sections []OMPISection) ([]byte, error) {
 	doc := OMPIJSON{RuleFileVersion: 3, Module: "tuned", Collectives: map[string][]OMPIJSONComms{}}
-	for i, bl := range blocks {
-		c := OMPIJSONComms{CommSizeMin: bl.Ranks}
-		if i+1 < len(blocks) {
-			c.CommSizeMax = blocks[i+1].Ranks - 1
+	for _, sec := range sections {
+		k := sec.Collective.orBcast()
+		if _, dup := doc.Collectives[string(k)]; dup {
+			return nil, fmt.Errorf("tune: %s given twice", k)
 		}
-		for i, r := range bl.Rules {
-			jr := OMPIJSONRule{MsgSizeMin: r.FromBytes, MsgSizeMax: "inf", Alg: r.Alg, FanInOut: r.FanInOut, SegSize: r.SegBytes}
-			if i+1 < len(bl.Rules) {
-				jr.MsgSizeMax = bl.Rules[i+1].FromBytes - 1
+		doc.Collectives[string(k)] = []OMPIJSONComms{}
+		for i, bl := range sec.Blocks {
+			c := OMPIJSONComms{CommSizeMin: bl.Ranks}
+			if i+1 < len(sec.Blocks) {
+				c.CommSizeMax = sec.Blocks[i+1].Ranks - 1
 			}
-			c.Rules = append(c.Rules, jr)
+			for i, r := range bl.Rules {
+				jr := OMPIJSONRule{MsgSizeMin: r.FromBytes, MsgSizeMax: "inf", Alg: r.Alg, FanInOut: r.FanInOut, SegSize: r.SegBytes}
+				if i+1 < len(bl.Rules) {
+					jr.MsgSizeMax = bl.Rules[i+1].FromBytes - 1
+				}
+				c.Rules = append(c.Rules, jr)
+			}
+			doc.Collectives[string(k)] = append(doc.Collectives[string(k)], c)
 		}
-		doc.Collectives["bcast"] = append(doc.Collectives["bcast"], c)
 	}
 	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"netaware/coll"
 	"netaware/internal/atomicfile"
@@ -52,7 +53,10 @@ type LibChoice struct {
 
 // Choice summarises one message size.
 type Choice struct {
-	Ranks int  `json:"ranks"`
+	// Collective is empty for the broadcast in files from before the
+	// other collectives.
+	Collective Collective `json:"collective,omitempty"`
+	Ranks      int        `json:"ranks"`
 	Bytes int  `json:"size_bytes"`
 	Best  Pick `json:"best"`
 	// Baseline is Open MPI's fixed decision measured at this size.
@@ -68,7 +72,10 @@ type Choice struct {
 
 // Outputs are the files of a tuning run, rendered.
 type Outputs struct {
+	// Decision is the broadcast's decision table (nil when the broadcast
+	// was not tuned); Decisions has every tuned collective's.
 	Decision  *coll.Decision
+	Decisions map[Collective]*coll.Decision
 	OMPIConf  string
 	OMPIJSON  []byte
 	MPICHJSON []byte
@@ -76,71 +83,103 @@ type Outputs struct {
 }
 
 // Decide makes every output from the measurements (one or more
-// communicator sizes). t is the full topology (restricted per size for
-// MPICH's smp equivalence and the decision's validation); header lines go
-// into the Open MPI file's comments.
+// collectives and communicator sizes). t is the full topology (restricted
+// per size for MPICH's smp equivalence and the decision's validation);
+// header lines go into the Open MPI file's comments. The rule files hold
+// every collective measured.
 func Decide(rep *Report, t *topo.Topology, header []string) (*Outputs, error) {
-	var sizes []int
-	seen := map[int]bool{}
-	for _, m := range rep.Measurements {
-		if !seen[m.Ranks] {
-			seen[m.Ranks] = true
-			sizes = append(sizes, m.Ranks)
-		}
-	}
-	slices.Sort(sizes)
-	if len(sizes) == 0 {
+	if len(rep.Measurements) == 0 {
 		return nil, fmt.Errorf("tune: no measurements")
 	}
 	rep.Choices = nil
-	var dblocks []SizeRanges
-	var oblocks []OMPIBlock
-	var mblocks []MPICHBlock
-	for _, q := range sizes {
-		var ms []Measurement
+	out := &Outputs{Report: rep, Decisions: map[Collective]*coll.Decision{}}
+	var osecs []OMPISection
+	var msecs []MPICHSection
+	for _, k := range Collectives {
+		var sizes []int
+		seen := map[int]bool{}
 		for _, m := range rep.Measurements {
-			if m.Ranks == q {
-				ms = append(ms, m)
+			if m.Collective.orBcast() == k && !seen[m.Ranks] {
+				seen[m.Ranks] = true
+				sizes = append(sizes, m.Ranks)
 			}
 		}
-		tq, err := Restrict(t, q)
+		if len(sizes) == 0 {
+			continue
+		}
+		slices.Sort(sizes)
+		var dblocks []SizeRanges
+		var oblocks []OMPIBlock
+		var mblocks []MPICHBlock
+		for _, q := range sizes {
+			var ms []Measurement
+			for _, m := range rep.Measurements {
+				if m.Collective.orBcast() == k && m.Ranks == q {
+					ms = append(ms, m)
+				}
+			}
+			tq, err := Restrict(t, q)
+			if err != nil {
+				return nil, err
+			}
+			d, err := decideOne(rep, k, q, ms, tq)
+			if err != nil {
+				return nil, fmt.Errorf("tune: %s, %d ranks: %w", k, q, err)
+			}
+			dblocks = append(dblocks, SizeRanges{Ranks: q, Ranges: d.all})
+			if d.ompi != nil {
+				oblocks = append(oblocks, OMPIBlock{Ranks: q, Rules: d.ompi})
+			}
+			if d.mpich != nil {
+				mblocks = append(mblocks, MPICHBlock{Ranks: q, Ranges: d.mpich})
+			}
+		}
+		dec, err := Decision(dblocks)
 		if err != nil {
 			return nil, err
 		}
-		d, err := decideOne(rep, q, ms, tq)
-		if err != nil {
-			return nil, fmt.Errorf("tune: %d ranks: %w", q, err)
+		if err := dec.Validate(t); err != nil {
+			return nil, fmt.Errorf("tune: %s decision table: %w", k, err)
 		}
-		dblocks = append(dblocks, SizeRanges{Ranks: q, Ranges: d.all})
-		if d.ompi != nil {
-			oblocks = append(oblocks, OMPIBlock{Ranks: q, Rules: d.ompi})
+		out.Decisions[k] = dec
+		if k == Bcast {
+			out.Decision = dec
 		}
-		if d.mpich != nil {
-			mblocks = append(mblocks, MPICHBlock{Ranks: q, Ranges: d.mpich})
+		if len(oblocks) > 0 {
+			osecs = append(osecs, OMPISection{Collective: k, Blocks: oblocks})
+		}
+		if len(mblocks) > 0 {
+			msecs = append(msecs, MPICHSection{Collective: k, Blocks: mblocks})
 		}
 	}
-	out := &Outputs{Report: rep}
+	if len(out.Decisions) == 0 {
+		return nil, fmt.Errorf("tune: no measurements of a known collective")
+	}
 	var err error
-	if out.Decision, err = Decision(dblocks); err != nil {
-		return nil, err
-	}
-	if err := out.Decision.Validate(t); err != nil {
-		return nil, fmt.Errorf("tune: decision table: %w", err)
-	}
-	if len(oblocks) > 0 {
-		if out.OMPIConf, err = WriteOMPIClassic(header, oblocks); err != nil {
+	if len(osecs) > 0 {
+		if out.OMPIConf, err = WriteOMPIRules(header, osecs); err != nil {
 			return nil, err
 		}
-		if out.OMPIJSON, err = WriteOMPIJSON(oblocks); err != nil {
+		if out.OMPIJSON, err = WriteOMPIJSONRules(osecs); err != nil {
 			return nil, err
 		}
 	}
-	if len(mblocks) > 0 {
-		if out.MPICHJSON, err = WriteMPICH(mblocks); err != nil {
+	if len(msecs) > 0 {
+		if out.MPICHJSON, err = WriteMPICHRules(msecs); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// DecisionFile is the file name of collective k's decision table:
+// decision.json for the broadcast (as before the other collectives),
+// decision-NAME.json for the others.
+func DecisionFile(k Collective) string {
+	if k.orBcast() == Bcast {
+		return "decision.json"
+	}
+	return "decision-" + strings.ReplaceAll(string(k), "_", "-") + ".json"
 }
 
 type decided struct {
@@ -149,9 +188,9 @@ type decided struct {
 	mpich []MPICHRange
 }
 
-// decideOne makes the choices of one communicator size q and appends them
-// to rep.Choices.
-func decideOne(rep *Report, q int, ms []Measurement, t *topo.Topology) (*decided, error) {
+// decideOne makes the choices of collective k on one communicator size q
+// and appends them to rep.Choices.
+func decideOne(rep *Report, k Collective, q int, ms []Measurement, t *topo.Topology) (*decided, error) {
 	notBase := func(a coll.Algorithm) bool { return a.Name != Baseline.Name }
 	if len(Best(ms, notBase)) == 0 {
 		return nil, fmt.Errorf("no successful measurement")
@@ -172,8 +211,8 @@ func decideOne(rep *Report, q int, ms []Measurement, t *topo.Topology) (*decided
 		}
 		return t.Levels[l-1].Name
 	}
-	ompiOK := func(a coll.Algorithm) bool { _, ok := OMPIEquivalent(a); return ok }
-	mpichOK := func(a coll.Algorithm) bool { _, _, ok := MPICHEquivalent(a, levelName); return ok }
+	ompiOK := func(a coll.Algorithm) bool { _, ok := OMPIEquivalentFor(k, a, q); return ok }
+	mpichOK := func(a coll.Algorithm) bool { _, _, ok := MPICHEquivalentFor(k, a, q, levelName); return ok }
 	ompiBest := OMPIPicks(ms, ompiOK)
 	mpichBest := Best(ms, mpichOK)
 	pickAt := func(ps []Pick, n int) *Pick {
@@ -185,22 +224,22 @@ func decideOne(rep *Report, q int, ms []Measurement, t *topo.Topology) (*decided
 		return nil
 	}
 	for _, b := range all {
-		c := Choice{Ranks: q, Bytes: b.Bytes, Best: b}
+		c := Choice{Collective: k, Ranks: q, Bytes: b.Bytes, Best: b}
 		if bp := pickAt(base, b.Bytes); bp != nil {
 			c.Baseline = *bp
 			c.Speedup = bp.MeanS / b.MeanS
 		}
 		c.BestBlind = pickAt(blind, b.Bytes)
 		if o := pickAt(ompiBest, b.Bytes); o != nil {
-			r, _ := OMPIEquivalent(o.Algorithm)
-			lc := &LibChoice{Algorithm: o.Algorithm, Label: o.Label, Library: fmt.Sprintf("coll_tuned bcast %d (faninout %d, segsize %d)", r.Alg, r.FanInOut, r.SegBytes), MeanS: o.MeanS, Exact: true, SameAsBest: o.Algorithm == b.Algorithm}
+			r, _ := OMPIEquivalentFor(k, o.Algorithm, q)
+			lc := &LibChoice{Algorithm: o.Algorithm, Label: o.Label, Library: fmt.Sprintf("coll_tuned %s %d (faninout %d, segsize %d)", k, r.Alg, r.FanInOut, r.SegBytes), MeanS: o.MeanS, Exact: true, SameAsBest: o.Algorithm == b.Algorithm}
 			if !lc.SameAsBest {
 				lc.Note = fmt.Sprintf("best %s has no Open MPI equivalent or ties with fewer segments; the Open MPI choice is %.3gx slower", b.Label, o.MeanS/b.MeanS)
 			}
 			c.OMPI = lc
 		}
 		if m := pickAt(mpichBest, b.Bytes); m != nil {
-			name, exact, _ := MPICHEquivalent(m.Algorithm, levelName)
+			name, exact, _ := MPICHEquivalentFor(k, m.Algorithm, q, levelName)
 			lc := &LibChoice{Algorithm: m.Algorithm, Label: m.Label, Library: name, MeanS: m.MeanS, Exact: exact, SameAsBest: m.Algorithm == b.Algorithm}
 			if !lc.SameAsBest {
 				lc.Note = fmt.Sprintf("best %s has no MPICH equivalent; fastest MPICH-expressible algorithm is %.3gx slower", b.Label, m.MeanS/b.MeanS)
@@ -214,14 +253,14 @@ func decideOne(rep *Report, q int, ms []Measurement, t *topo.Topology) (*decided
 	}
 	d := &decided{all: Ranges(all)}
 	if len(ompiBest) > 0 {
-		rules, err := OMPIRules(Ranges(ompiBest))
+		rules, err := OMPIRulesFor(k, q, Ranges(ompiBest))
 		if err != nil {
 			return nil, err
 		}
 		d.ompi = rules
 	}
 	for _, r := range Ranges(mpichBest) {
-		name, _, _ := MPICHEquivalent(r.Algorithm, levelName)
+		name, _, _ := MPICHEquivalentFor(k, r.Algorithm, q, levelName)
 		// Neighbouring ranges may map to the same MPICH algorithm.
 		if n := len(d.mpich); n > 0 && d.mpich[n-1].Algorithm == name {
 			d.mpich[n-1].BelowBytes = r.BelowBytes
@@ -243,7 +282,8 @@ func (r *Report) WriteFile(path string) error {
 }
 
 // WriteAll writes the outputs into dir: ompi-rules.conf, ompi-rules.json,
-// mpich-coll.json, decision.json and bench.json, each atomically.
+// mpich-coll.json, one decision table per collective (DecisionFile) and
+// bench.json, each atomically.
 func (o *Outputs) WriteAll(dir string) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -261,11 +301,22 @@ func (o *Outputs) WriteAll(dir string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	db, err := o.Decision.Marshal()
-	if err != nil {
-		return nil, err
+	var files []outFile
+	for _, k := range Collectives {
+		d := o.Decisions[k]
+		if d == nil && k == Bcast {
+			d = o.Decision
+		}
+		if d == nil {
+			continue
+		}
+		db, err := d.Marshal()
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, outFile{DecisionFile(k), db})
 	}
-	files := []outFile{{"decision.json", db}, {"bench.json", append(rb, '\n')}}
+	files = append(files, outFile{"bench.json", append(rb, '\n')})
 	if o.OMPIConf != "" {
 		files = append(files, outFile{"ompi-rules.conf", []byte(o.OMPIConf)}, outFile{"ompi-rules.json", o.OMPIJSON})
 	}

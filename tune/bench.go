@@ -47,7 +47,7 @@ type Measurement struct {
 	// other collectives: the broadcast).
 	Collective Collective     `json:"collective,omitempty"`
 	Algorithm  coll.Algorithm `json:"algorithm"`
-	Label     string         `json:"label"`
+	Label      string         `json:"label"`
 	// Ranks is the communicator size measured.
 	Ranks int `json:"ranks"`
 	// Resolved is the concrete algorithm run (differs for ompi-fixed).

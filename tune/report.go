@@ -57,8 +57,8 @@ type Choice struct {
 	// other collectives.
 	Collective Collective `json:"collective,omitempty"`
 	Ranks      int        `json:"ranks"`
-	Bytes int  `json:"size_bytes"`
-	Best  Pick `json:"best"`
+	Bytes      int        `json:"size_bytes"`
+	Best       Pick       `json:"best"`
 	// Baseline is Open MPI's fixed decision measured at this size.
 	Baseline Pick `json:"baseline"`
 	// Speedup is baseline / best.

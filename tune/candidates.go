@@ -173,7 +173,7 @@ func IsBlind(a coll.Algorithm) bool {
 }
 
 func info(name string) (coll.Info, bool) {
-	for _, in := range coll.Algorithms() {
+	for _, in := range append(coll.Algorithms(), coll.ReductionAlgorithms()...) {
 		if in.Name == name {
 			return in, true
 		}

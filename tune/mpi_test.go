@@ -268,3 +268,93 @@ func TestMPICHReadsAndAppliesSelection(t *testing.T) {
 		}
 	}
 }
+
+// probeSize is where the probe files of TestOpenMPIAppliesEveryCollective
+// switch from a good rule to the impossible algorithm 99; below is the
+// largest size under it that every collective takes on mpiRanks ranks.
+const probeSize = 65536
+
+// goodRule is an algorithm Open MPI runs for each collective, through the
+// same mapping tune uses.
+var goodRule = map[Collective]coll.Algorithm{
+	Bcast:         {Name: "binomial"},
+	Scatter:       {Name: "binomial"},
+	Gather:        {Name: "binomial"},
+	Reduce:        {Name: "binomial"},
+	Allgather:     {Name: "scatter-allgather-ring"},
+	Allreduce:     {Name: "ring"},
+	ReduceScatter: {Name: "ring"},
+}
+
+// One rules file holds all seven collectives; in the probe copy for
+// collective k, k's rule from probeSize bytes on is algorithm 99, which
+// Open MPI rejects. Every other collective at probeSize and k just below
+// it pass, k at probeSize fails: each collective's id, and the message
+// size Open MPI compares, are the ones tune writes.
+func TestOpenMPIAppliesEveryCollective(t *testing.T) {
+	needTools(t, "mpicc.openmpi", "mpirun.openmpi")
+	src, err := filepath.Abs("testdata/coll_check.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "coll_check")
+	if out, err := exec.Command("mpicc.openmpi", "-O1", "-o", bin, src).CombinedOutput(); err != nil {
+		t.Fatalf("mpicc: %v\n%s", err, out)
+	}
+	env := []string{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "OMPI_MCA_btl=self,vader,tcp"}
+	run := func(rules string, ops ...string) (string, bool) {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		args := append([]string{"--oversubscribe", "-n", strconv.Itoa(mpiRanks),
+			"--mca", "coll_tuned_use_dynamic_rules", "1",
+			"--mca", "coll_tuned_dynamic_rules_filename", rules, bin}, ops...)
+		cmd := exec.CommandContext(ctx, "mpirun.openmpi", args...)
+		cmd.Env = append(os.Environ(), env...)
+		out, err := cmd.CombinedOutput()
+		if ctx.Err() != nil {
+			t.Fatalf("mpirun %v timed out:\n%s", ops, out)
+		}
+		return string(out), err == nil && strings.Contains(string(out), fmt.Sprintf("coll_check ok P=%d", mpiRanks))
+	}
+	below := probeSize - 4*mpiRanks
+	file := func(probe Collective) string {
+		var secs []OMPISection
+		for _, k := range Collectives {
+			good, ok := OMPIEquivalentFor(k, goodRule[k], mpiRanks)
+			if !ok {
+				t.Fatalf("%s: %s has no Open MPI equivalent", k, goodRule[k])
+			}
+			rules := []OMPIRule{good}
+			if k == probe {
+				rules = append(rules, OMPIRule{FromBytes: probeSize, Alg: 99, Note: "probe"})
+			}
+			secs = append(secs, OMPISection{Collective: k, Blocks: []OMPIBlock{{Ranks: mpiRanks, Rules: rules}}})
+		}
+		text, err := WriteOMPIRules([]string{"probe " + string(probe)}, secs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(text, "# collective id:"); n != len(Collectives) {
+			t.Fatalf("%d collectives in the file", n)
+		}
+		return writeTemp(t, "probe-"+string(probe)+".conf", []byte(text))
+	}
+	for _, k := range Collectives {
+		t.Run(string(k), func(t *testing.T) {
+			path := file(k)
+			ops := []string{fmt.Sprintf("%s:%d", k, below)}
+			for _, o := range Collectives {
+				if o != k {
+					ops = append(ops, fmt.Sprintf("%s:%d", o, probeSize))
+				}
+			}
+			if out, ok := run(path, ops...); !ok {
+				t.Fatalf("with %s's rule 99 from %d bytes, %v failed:\n%s", k, probeSize, ops, out)
+			}
+			out, ok := run(path, fmt.Sprintf("%s:%d", k, probeSize))
+			if ok || !strings.Contains(out, fmt.Sprintf("coll_check error %s %d", k, probeSize)) {
+				t.Fatalf("%s of %d bytes did not use its rule 99 (ok=%v):\n%s", k, probeSize, ok, out)
+			}
+		})
+	}
+}

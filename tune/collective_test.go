@@ -100,7 +100,7 @@ func TestDecideAllreduceHandBuilt(t *testing.T) {
 	bin := coll.Algorithm{Name: "binomial"}
 	var ms []Measurement
 	for _, row := range []struct {
-		bytes             int
+		bytes              int
 		rd, ring, rab, dfs float64
 		bin                float64
 	}{

@@ -342,3 +342,14 @@ func MPICHEquivalentFor(k Collective, a coll.Algorithm, p int, levelName func(le
 	}
 	return "", false, false
 }
+
+// Runs tells whether the algorithm of this name runs collective k (auto
+// and ompi-fixed resolve to broadcast algorithms and run every collective
+// as one).
+func (k Collective) Runs(name string) bool {
+	in, ok := info(name)
+	if !ok {
+		return name == "auto" || name == "ompi-fixed"
+	}
+	return k.runs(in)
+}

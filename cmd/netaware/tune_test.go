@@ -120,7 +120,7 @@ func TestBenchBcastJSONAndPlot(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	var res bcastBench
+	var res collBench
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -219,7 +219,7 @@ func TestTuneBcastLive(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, res)
 	}
-	var bb bcastBench
+	var bb collBench
 	if err := json.Unmarshal([]byte(res), &bb); err != nil {
 		t.Fatalf("%v\n%s", err, res)
 	}

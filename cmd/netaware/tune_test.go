@@ -260,3 +260,99 @@ func TestTuneBcastFrom(t *testing.T) {
 		}
 	}
 }
+
+// TestTuneAllreduceLive: tune allreduce on 4 live ranks (goroutines over
+// the real clock) measures every algorithm asked and writes allreduce's
+// decision table and rules; bench allreduce prints the same series.
+func TestTuneAllreduceLive(t *testing.T) {
+	dir := t.TempDir()
+	out, err := runSimCLI(t, "tune", "allreduce", "--local", "4", "--quiet", "--out", dir,
+		"--sizes", "1000,64KiB", "--algorithms", "ring,recursive-doubling,rabenseifner,binomial", "--reps", "2")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var rep tune.Report
+	b, err := os.ReadFile(filepath.Join(dir, "bench.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	// No ompi-fixed baseline for allreduce; 1000 bytes is 250 floats.
+	if rep.Ranks != 4 || rep.Platform != "local" || len(rep.Measurements) != 4*2 || len(rep.Choices) != 2 {
+		t.Fatalf("bench.json: %d ranks, world %q, %d measurements, %d choices", rep.Ranks, rep.Platform, len(rep.Measurements), len(rep.Choices))
+	}
+	for _, m := range rep.Measurements {
+		if m.Collective != tune.Allreduce || m.Err != "" || len(m.TimesS) != 2 || m.Stats.MinS <= 0 || (m.Bytes != 1000 && m.Bytes != 65536) {
+			t.Errorf("%s at %d bytes: %+v", m.Label, m.Bytes, m)
+		}
+	}
+	conf, err := os.ReadFile(filepath.Join(dir, "ompi-rules.conf"))
+	if err != nil || !strings.Contains(string(conf), "1 # number of collectives\n2 # collective id: allreduce\n") {
+		t.Errorf("ompi-rules.conf (%v):\n%s", err, conf)
+	}
+	if _, err := coll.ReadDecisionFile(filepath.Join(dir, "decision-allreduce.json")); err != nil {
+		t.Error(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "decision.json")); err == nil {
+		t.Error("tune allreduce wrote the broadcast's decision.json")
+	}
+	mj, _ := os.ReadFile(filepath.Join(dir, "mpich-coll.json"))
+	if !strings.Contains(string(mj), `"collective=allreduce": {`) || !strings.Contains(string(mj), "avg_msg_size") {
+		t.Errorf("mpich-coll.json:\n%s", mj)
+	}
+
+	res, err := runSimCLI(t, "bench", "allreduce", "--local", "4", "--quiet", "--json", "--sizes", "4KiB", "--algorithms", "ring,binomial", "--reps", "2")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, res)
+	}
+	var bb collBench
+	if err := json.Unmarshal([]byte(res), &bb); err != nil {
+		t.Fatalf("%v\n%s", err, res)
+	}
+	if bb.Collective != "allreduce" || bb.Ranks != 4 || len(bb.Series) != 2 || len(bb.Tuned) != 1 || bb.Tuned[0].Speedup != 0 {
+		t.Fatalf("bench allreduce over --local 4: %+v", bb)
+	}
+	if _, err := runSimCLI(t, "bench", "gather", "--local", "2", "--algorithms", "ring"); err == nil {
+		t.Error("ring accepted for gather")
+	}
+}
+
+// TestTuneAllOneRulesFile: tune all writes the collectives it measured
+// into one Open MPI rules file and one MPICH file, a decision table each;
+// tune allreduce --from its bench.json decides allreduce alone.
+func TestTuneAllOneRulesFile(t *testing.T) {
+	dir, again := t.TempDir(), t.TempDir()
+	out, err := runSimCLI(t, "tune", "all", "--collectives", "allreduce,gather,bcast", "--platform", tinyPlatform, "--out", dir, "--quiet",
+		"--sizes", "1KiB,1MiB", "--reps", "2", "--algorithms", "binomial,linear,ring,rabenseifner")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	conf, _ := os.ReadFile(filepath.Join(dir, "ompi-rules.conf"))
+	for _, want := range []string{"3 # number of collectives\n", "\n2 # collective id: allreduce\n", "\n7 # collective id: bcast\n", "\n9 # collective id: gather\n"} {
+		if !strings.Contains(string(conf), want) {
+			t.Errorf("ompi-rules.conf lacks %q:\n%s", want, conf)
+		}
+	}
+	for _, f := range []string{"decision.json", "decision-allreduce.json", "decision-gather.json"} {
+		if _, err := coll.ReadDecisionFile(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	if !strings.Contains(out, "allreduce") || !strings.Contains(out, "gather") {
+		t.Errorf("table without the collectives:\n%s", out)
+	}
+	if out, err := runSimCLI(t, "tune", "allreduce", "--from", filepath.Join(dir, "bench.json"), "--out", again); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	conf2, _ := os.ReadFile(filepath.Join(again, "ompi-rules.conf"))
+	if !strings.Contains(string(conf2), "1 # number of collectives\n2 # collective id: allreduce\n") {
+		t.Errorf("--from allreduce:\n%s", conf2)
+	}
+	_, err = runSimCLI(t, "tune", "all", "--collectives", "alltoall", "--platform", tinyPlatform, "--out", again)
+	var ue *usageError
+	if !errors.As(err, &ue) {
+		t.Errorf("--collectives alltoall: %v, want a usage error", err)
+	}
+}

@@ -358,3 +358,74 @@ func TestOpenMPIAppliesEveryCollective(t *testing.T) {
 		})
 	}
 }
+
+// mpichGood is an MPICH algorithm of each collective for the probe file.
+var mpichGood = map[Collective]string{
+	Bcast: MPICHBinomial, Scatter: MPICHScatterBinomial, Gather: MPICHGatherBinomial, Reduce: MPICHReduceBinomial,
+	Allgather: MPICHAllgatherRing, Allreduce: MPICHAllreduceRD, ReduceScatter: MPICHReduceScatterHalving,
+}
+
+// The MPICH counterpart of TestOpenMPIAppliesEveryCollective: in the
+// probe copy for collective k, k's range from probeSize bytes on names an
+// algorithm of another collective, which MPICH refuses. MPICH
+// compares avg_msg_size for bcast, reduce and allreduce and
+// total_msg_size for the others (mpichSizeKey); a wrong key or size would
+// move the boundary or crash every run.
+func TestMPICHAppliesEveryCollective(t *testing.T) {
+	needTools(t, "mpicc.mpich", "mpirun.mpich")
+	src, err := filepath.Abs("testdata/coll_check.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "coll_check")
+	if out, err := exec.Command("mpicc.mpich", "-O1", "-o", bin, src).CombinedOutput(); err != nil {
+		t.Fatalf("mpicc: %v\n%s", err, out)
+	}
+	// run reports whether coll_check passed within the time given.
+	run := func(t *testing.T, within time.Duration, file string, ops ...string) (string, bool) {
+		ctx, cancel := context.WithTimeout(context.Background(), within)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "mpirun.mpich", append([]string{"-n", strconv.Itoa(mpiRanks), bin}, ops...)...)
+		cmd.Env = append(os.Environ(), "MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE="+file)
+		cmd.WaitDelay = time.Second
+		out, err := cmd.CombinedOutput()
+		return string(out), err == nil && ctx.Err() == nil && strings.Contains(string(out), fmt.Sprintf("coll_check ok P=%d", mpiRanks))
+	}
+	below := probeSize - 4*mpiRanks
+	for _, k := range Collectives {
+		t.Run(string(k), func(t *testing.T) {
+			var secs []MPICHSection
+			for _, o := range Collectives {
+				rs := []MPICHRange{{Algorithm: mpichGood[o]}}
+				if o == k {
+					// Another collective's algorithm: MPICH aborts with an
+					// internal error when it is selected.
+					wrong := mpichGood[Scatter]
+					if k == Scatter {
+						wrong = mpichGood[Gather]
+					}
+					rs[0].BelowBytes = probeSize
+					rs = append(rs, MPICHRange{FromBytes: probeSize, Algorithm: wrong})
+				}
+				secs = append(secs, MPICHSection{Collective: o, Blocks: []MPICHBlock{{Ranks: mpiRanks, Ranges: rs}}})
+			}
+			b, err := WriteMPICHRules(secs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := writeTemp(t, "probe-"+string(k)+".json", b)
+			ops := []string{fmt.Sprintf("%s:%d", k, below)}
+			for _, o := range Collectives {
+				if o != k {
+					ops = append(ops, fmt.Sprintf("%s:%d", o, probeSize))
+				}
+			}
+			if out, ok := run(t, 60*time.Second, path, ops...); !ok {
+				t.Fatalf("with %s's inter algorithm from %d bytes, %v failed:\n%s\nfile:\n%s", k, probeSize, ops, out, b)
+			}
+			if out, ok := run(t, 30*time.Second, path, fmt.Sprintf("%s:%d", k, probeSize)); ok {
+				t.Fatalf("%s of %d bytes did not use its inter-communicator rule:\n%s", k, probeSize, out)
+			}
+		})
+	}
+}

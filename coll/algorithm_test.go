@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"netaware/comm"
@@ -380,4 +381,20 @@ func FuzzBuild(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A decision with levels-allreduce (topology-aware, with a variant) is
+// valid on a topology, and a wrong variant is caught by the build on it.
+func TestDecisionValidatesLevelsAllreduce(t *testing.T) {
+	tp := threeGroups()
+	d := &Decision{Version: 1, Rules: []DecisionRule{{MinRanks: tp.Size, MaxRanks: tp.Size, Sizes: []SizeRule{
+		{Algorithm: Algorithm{Name: "levels-allreduce", Variant: "rabenseifner", Base: "binomial", Level: 1}},
+	}}}}
+	if err := d.Validate(tp); err != nil {
+		t.Fatal(err)
+	}
+	d.Rules[0].Sizes[0].Algorithm.Variant = "warp"
+	if err := d.Validate(tp); err == nil || !strings.Contains(err.Error(), "warp") {
+		t.Fatalf("variant warp: %v", err)
+	}
 }

@@ -101,7 +101,9 @@ func (d *Decision) Validate(t *topo.Topology) error {
 					return fmt.Errorf("%s: %w", where, err)
 				}
 			}
-			if e.info.UsesVariant {
+			// A topology-aware builder's variant is checked by the build
+			// on t below (it cannot build without one).
+			if e.info.UsesVariant && !e.info.TopologyAware {
 				if _, err := a.BuildEnv(2, 0, Env{Cost: func(i, j, m int) float64 { return 1 }}); err != nil {
 					return fmt.Errorf("%s: %w", where, err)
 				}

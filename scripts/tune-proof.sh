@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Proof with the real MPI libraries that the rules files 'netaware tune bcast'
-# writes from a live run pick Open MPI's and MPICH's best broadcast
-# (docs/tuning.md, issue 11.4).
+# (or 'tune allreduce', COLL=allreduce) writes from a live run pick Open
+# MPI's and MPICH's best broadcast (allreduce) (docs/tuning.md, issue 11.4).
 #
 #   sudo scripts/tune-proof.sh [CLUSTER...]
+#   sudo COLL=allreduce scripts/tune-proof.sh star-2x4-cyclic
 #
 # CLUSTER names a platform in scripts/tune-proof/ (default: all four,
 # star-2x4-block star-2x4-cyclic star-3x4-block star-3x4-cyclic: 2 switches
@@ -43,12 +44,36 @@
 # configurations (default: all 27). SWEEP=0
 # skips the default/rules/fixed sweep (with KEEP=1: confirm an old one). A run of all four clusters
 # with the defaults takes about an hour on a loaded 2-core machine.
+# COLL=allreduce (default bcast) does the same for MPI_Allreduce: netaware's
+# blind allreduce algorithms live, Open MPI's coll_tuned_allreduce_algorithm
+# 1-6 (segmented ring 5 at 64 and 1024 KiB segments), MPICH's
+# MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM.
 # Needs root, Go, mpicc.openmpi / mpirun.openmpi, mpicc.mpich / mpiexec.hydra.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/go/bin"
 
 PREFIX=${PREFIX:-tp}
+COLL=${COLL:-bcast}
+case $COLL in
+bcast)
+	TUNE_ALGS=linear,chain,k-chain,pipeline,split-binary,binary,binomial,knomial,scatter-allgather,scatter-allgather-ring
+	OMPI_FIXED_ALL=""
+	for alg in 1 2 3 4 5 6 7 8 9; do
+		segs="0 8192 32768 131072"
+		case $alg in 1 | 8 | 9) segs=0 ;; esac
+		for seg in $segs; do OMPI_FIXED_ALL="$OMPI_FIXED_ALL $alg-$seg"; done
+	done
+	MPICH_FIXED="binomial scatter_recursive_doubling_allgather scatter_ring_allgather"
+	;;
+allreduce)
+	TUNE_ALGS=linear,binomial,knomial,pipeline,recursive-doubling,ring,rabenseifner
+	OMPI_FIXED_ALL="1-0 2-0 3-0 4-0 5-65536 5-1048576 6-0"
+	MPICH_FIXED="recursive_doubling reduce_scatter_allgather"
+	;;
+*) echo "tune-proof: COLL=$COLL: want bcast or allreduce (what collbench times)" >&2; exit 2 ;;
+esac
+MPICH_CVAR=MPIR_CVAR_${COLL^^}_INTRA_ALGORITHM
 SIZES=${SIZES:-65536,1048576,16777216}
 WARMUP=${WARMUP:-1}
 REPS=${REPS:-3}
@@ -87,7 +112,7 @@ ompi() {
 		--mca plm_rsh_agent "$na emu rsh-agent" --mca plm_rsh_no_tree_spawn 1 \
 		--mca btl tcp,self --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 --mca pml ob1 \
 		--mca mpi_yield_when_idle 1 "$@" \
-		"$WORK/collbench-ompi" bcast "$SIZES" "$WARMUP" "$REPS" >"$dir/ompi-$label.out" 2>&1 ||
+		"$WORK/collbench-ompi" "$COLL" "$SIZES" "$WARMUP" "$REPS" >"$dir/ompi-$label.out" 2>&1 ||
 		echo "tune-proof: Open MPI $label failed (see $dir/ompi-$label.out); keeping the sizes it finished" >&2
 	result ompi "$label" <"$dir/ompi-$label.out"
 }
@@ -102,7 +127,7 @@ mpich() {
 	for kv in "$@"; do genv+=(-genv "${kv%%=*}" "${kv#*=}"); done
 	"$na" emu run "$PREFIX" --host "$first" --timeout "${MPICH_TIMEOUT:-6m}" -- \
 		mpiexec.hydra -launcher rsh -launcher-exec "$WORK/rsh" -hosts "${hosts//:1/}" -n "$n" -iface eth0 \
-		"${genv[@]}" "$WORK/collbench-mpich" bcast "$SIZES" "$WARMUP" "$REPS" >"$dir/mpich-$label.out" 2>&1 ||
+		"${genv[@]}" "$WORK/collbench-mpich" "$COLL" "$SIZES" "$WARMUP" "$REPS" >"$dir/mpich-$label.out" 2>&1 ||
 		echo "tune-proof: MPICH $label failed (see $dir/mpich-$label.out); keeping the sizes it finished" >&2
 	result mpich "$label" <"$dir/mpich-$label.out"
 }
@@ -171,6 +196,7 @@ for cl in $CLUSTERS; do
 	plat=scripts/tune-proof/$cl.yaml
 	[ -f "$plat" ] || fail "no platform $plat"
 	dir=$WORK/$cl
+	[ "$COLL" = bcast ] || dir=$WORK/$cl-$COLL
 	mkdir -p "$dir"
 	[ "${KEEP:-0}" = 1 ] || : >"$dir/results.tsv"
 	touch "$dir/results.tsv"
@@ -182,39 +208,32 @@ for cl in $CLUSTERS; do
 	echo "== $cl: $n ranks, load: $(uptime | sed 's/.*load/load/')" >&2
 
 	if [ "${REDECIDE:-0}" = 1 ]; then
-		echo "   netaware tune bcast --from the earlier run" >&2
-		"$na" tune bcast --from "$dir/tuned/bench.json" --out "$dir/tuned" >"$dir/tune-redecide.txt" 2>&1 ||
-			fail "netaware tune bcast --from failed: $dir/tune-redecide.txt"
+		echo "   netaware tune $COLL --from the earlier run" >&2
+		"$na" tune "$COLL" --from "$dir/tuned/bench.json" --out "$dir/tuned" >"$dir/tune-redecide.txt" 2>&1 ||
+			fail "netaware tune $COLL --from failed: $dir/tune-redecide.txt"
 	else
-		echo "   netaware tune bcast (live)" >&2
-		"$na" emu run "$PREFIX" --timeout 60m -- netaware tune bcast --quiet --out "$dir/tuned" --sizes "$SIZES" \
-			--reps "$TUNE_REPS" --warmup 1 --segs 8KiB,32KiB,128KiB \
-			--algorithms linear,chain,k-chain,pipeline,split-binary,binary,binomial,knomial,scatter-allgather,scatter-allgather-ring \
-			>"$dir/tune.txt" 2>&1 || fail "netaware tune bcast failed: $dir/tune.txt"
+		echo "   netaware tune $COLL (live)" >&2
+		"$na" emu run "$PREFIX" --timeout 60m -- netaware tune "$COLL" --quiet --out "$dir/tuned" --sizes "$SIZES" \
+			--reps "$TUNE_REPS" --warmup 1 --segs 8KiB,32KiB,128KiB --algorithms "$TUNE_ALGS" \
+			>"$dir/tune.txt" 2>&1 || fail "netaware tune $COLL failed: $dir/tune.txt"
 	fi
 
 	if [[ " $LIBS " == *" ompi "* ]] && [ "${SWEEP:-1}" = 1 ]; then
 		echo "   Open MPI: default, rules, fixed" >&2
 		ompi default
 		ompi rules --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename "$dir/tuned/ompi-rules.conf"
-		all=""
-		for alg in 1 2 3 4 5 6 7 8 9; do
-			segs="0 8192 32768 131072"
-			case $alg in 1 | 8 | 9) segs=0 ;; esac
-			for seg in $segs; do all="$all $alg-$seg"; done
-		done
-		[ "${FIXED:-1}" = 0 ] || for f in ${FIXED_LIST:-$all}; do
+		[ "${FIXED:-1}" = 0 ] || for f in ${FIXED_LIST:-$OMPI_FIXED_ALL}; do
 			IFS=- read -r alg seg <<<"$f"
-			ompi "fixed-$alg-$seg" --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_bcast_algorithm "$alg" \
-				--mca coll_tuned_bcast_algorithm_segmentsize "$seg"
+			ompi "fixed-$alg-$seg" --mca coll_tuned_use_dynamic_rules 1 --mca "coll_tuned_${COLL}_algorithm" "$alg" \
+				--mca "coll_tuned_${COLL}_algorithm_segmentsize" "$seg"
 		done
 	fi
 	if [[ " $LIBS " == *" mpich "* ]] && [ "${SWEEP:-1}" = 1 ]; then
 		echo "   MPICH: default, rules, fixed" >&2
 		mpich default
 		mpich rules MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE="$dir/tuned/mpich-coll.json"
-		[ "${FIXED:-1}" = 0 ] || for alg in binomial scatter_recursive_doubling_allgather scatter_ring_allgather; do
-			mpich "fixed-$alg" MPIR_CVAR_BCAST_INTRA_ALGORITHM=$alg
+		[ "${FIXED:-1}" = 0 ] || for alg in $MPICH_FIXED; do
+			mpich "fixed-$alg" "$MPICH_CVAR=$alg"
 		done
 	fi
 	if [[ " $LIBS " == *" ompi "* ]] && [ "${CONFIRM:-3}" -gt 0 ]; then
@@ -230,15 +249,15 @@ for cl in $CLUSTERS; do
 			ompi "r$round-rules" --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename "$dir/tuned/ompi-rules.conf"
 			for f in $best; do
 				IFS=- read -r _ alg seg <<<"$f"
-				ompi "r$round-$f" --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_bcast_algorithm "$alg" \
-					--mca coll_tuned_bcast_algorithm_segmentsize "$seg"
+				ompi "r$round-$f" --mca coll_tuned_use_dynamic_rules 1 --mca "coll_tuned_${COLL}_algorithm" "$alg" \
+					--mca "coll_tuned_${COLL}_algorithm_segmentsize" "$seg"
 			done
 		done
 	fi
 	"$na" emu down "$PREFIX" >/dev/null
 
 	{
-		echo "### $cl ($n ranks; load when it started: $(uptime | sed 's/.*average: //'))"
+		echo "### $cl, $COLL ($n ranks; load when it started: $(uptime | sed 's/.*average: //'))"
 		echo
 		for lib in $LIBS; do
 			echo "$lib:"

@@ -153,7 +153,7 @@ func newBenchCollCmd(k tune.Collective) *cobra.Command {
 		baseline = " and the tuned speed-up over Open MPI's default"
 	}
 	ex := fmt.Sprintf(`  netaware bench %s --platform zhu-2racks --sizes 1KiB,64KiB,1MiB \
-      --algorithms binomial,pipeline,hierarchical --plot zhu-%s
+      --algorithms binomial,pipeline,hierarchical --segs 64KiB --bases binomial --plot zhu-%s
   netaware launch -n 4 -- netaware bench %s --sizes 1KiB,1MiB --algorithms binomial,knomial`, k, k, k)
 	switch k {
 	case tune.Bcast:
@@ -162,7 +162,7 @@ func newBenchCollCmd(k tune.Collective) *cobra.Command {
   netaware launch -n 4 -- netaware bench bcast --sizes 1KiB,1MiB --algorithms binomial,knomial`
 	case tune.Allreduce, tune.ReduceScatter:
 		ex = fmt.Sprintf(`  netaware bench %s --platform zhu-2racks --per-host 2 --order cyclic \
-      --sizes 64KiB,1MiB --algorithms ring,rabenseifner,dfs-ring,levels-allreduce --reps 2
+      --sizes 64KiB,1MiB --algorithms ring,rabenseifner,dfs-ring,levels-allreduce --bases binomial --reps 2
   netaware bench %s --local 4 --sizes 64KiB --algorithms ring,recursive-doubling`, k, k)
 	}
 	cmd := &cobra.Command{

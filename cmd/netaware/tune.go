@@ -494,7 +494,12 @@ func (o *tuneOptions) run(ctx context.Context) error {
 			}
 			return err
 		}
-		return o.write(rep, s.t)
+		if err := o.write(rep, s.t); err != nil {
+			// The measurements took long: keep them for --from.
+			keepPartialTune(o.info(), o.out, rep)
+			return err
+		}
+		return nil
 	})
 }
 
@@ -569,7 +574,7 @@ func mpiName(k tune.Collective) string {
 func tuneLong(k tune.Collective) string {
 	what := fmt.Sprintf("tune %s measures every applicable %s algorithm", k, k)
 	ex := fmt.Sprintf(`  netaware tune %s --platform zhu-2racks --per-host 2 --out tuned/ \
-      --sizes 64KiB,1MiB --reps 3
+      --sizes 64KiB,1MiB --reps 3 --algorithms binomial,pipeline,hierarchical --segs 64KiB --bases binomial
   netaware launch -n 4 -- netaware tune %s --out tuned/ --sizes 1KiB,64KiB \
       --algorithms binomial,pipeline --reps 3`, k, k)
 	switch k {
@@ -577,9 +582,14 @@ func tuneLong(k tune.Collective) string {
 		what = "tune all measures every applicable algorithm of each collective of --collectives"
 		ex = `  netaware tune all --collectives allreduce,reduce --platform zhu-2racks --out tuned/ \
       --sizes 64KiB,1MiB --reps 2 --algorithms binomial,ring,rabenseifner,dfs-ring`
+	case tune.Bcast:
+		ex = `  netaware tune bcast --platform zhu-2racks --per-host 2 --out tuned/ \
+      --sizes 1,64KiB,1MiB --reps 3
+  netaware launch -n 4 -- netaware tune bcast --out tuned/ --sizes 1KiB,64KiB \
+      --algorithms binomial,pipeline --reps 3`
 	case tune.Allreduce, tune.ReduceScatter:
 		ex = fmt.Sprintf(`  netaware tune %s --platform zhu-2racks --per-host 2 --order cyclic --out tuned/ \
-      --sizes 64KiB,1MiB --reps 2
+      --sizes 64KiB,1MiB --reps 2 --algorithms ring,rabenseifner,dfs-ring,levels-allreduce --bases binomial
   netaware tune %s --local 4 --out tuned/ --sizes 64KiB --algorithms ring,recursive-doubling`, k, k)
 	}
 	return fmt.Sprintf(`%s (topology-blind ones, and
@@ -669,9 +679,10 @@ func decideFrom(path, topoFile string, colls []tune.Collective, write func(*tune
 	return write(&rep, t)
 }
 
-// keepPartialTune writes the measurements of an interrupted 'tune COLL'
-// to DIR/bench.partial.json, apart from the files of a finished run (which
-// it leaves alone): no decision is made from a part of the algorithms.
+// keepPartialTune writes the measurements of an interrupted (or failed)
+// 'tune COLL' to DIR/bench.partial.json, apart from the files of a
+// finished run (which it leaves alone): no decision is made from a part of
+// the algorithms.
 func keepPartialTune(w io.Writer, dir string, rep *tune.Report) {
 	path := filepath.Join(dir, "bench.partial.json")
 	err := os.MkdirAll(dir, 0o755)
@@ -682,7 +693,7 @@ func keepPartialTune(w io.Writer, dir string, rep *tune.Report) {
 		fmt.Fprintf(w, "interrupted: could not keep the %d measurements: %v\n", len(rep.Measurements), err)
 		return
 	}
-	fmt.Fprintf(w, "interrupted: kept the %d measurements finished in %s (no decision made)\n", len(rep.Measurements), path)
+	fmt.Fprintf(w, "kept the %d measurements finished in %s (no decision made; decide with --from)\n", len(rep.Measurements), path)
 }
 
 func fmtBytes(n int) string {

@@ -43,15 +43,83 @@ Example:
 	return cmd
 }
 
+// pingpongOptions are 'bench pingpong'.
+type pingpongOptions struct {
+	streams
+	sizes      string
+	o          pingpong.Options
+	jsonOut    bool
+	noRaw      bool
+	streamSize string
+	wf         *worldFlags
+}
+
+func (p *pingpongOptions) complete(cmd *cobra.Command, _ []string) error {
+	p.completeStreams(cmd)
+	return nil
+}
+
+// validate parses the sizes into the library's options and lets the
+// library check them.
+func (p *pingpongOptions) validate() error {
+	var err error
+	p.o.Sizes = nil
+	for _, f := range strings.Split(p.sizes, ",") {
+		n, err := parseSize("sizes", strings.TrimSpace(f))
+		if err != nil {
+			return err
+		}
+		p.o.Sizes = append(p.o.Sizes, n)
+	}
+	if p.o.StreamSize, err = parseSize("stream-size", p.streamSize); err != nil {
+		return err
+	}
+	p.o.Raw = !p.noRaw && p.wf.platform == ""
+	if err := p.o.Validate(); err != nil {
+		return usagef("%v", err)
+	}
+	if env, ok := tcp.Detect(); ok {
+		coord := env.Coordinator
+		if p.wf.coordinator != "" {
+			coord = p.wf.coordinator
+		}
+		if h, _, err := net.SplitHostPort(coord); err == nil && h != "" {
+			p.o.RawHost = h
+		}
+	}
+	return nil
+}
+
+func (p *pingpongOptions) run(ctx context.Context) error {
+	var rep *pingpong.Report
+	info, err := runWorld(ctx, p.wf, func(ctx context.Context, c comm.Comm) error {
+		r, err := pingpong.Run(ctx, c, p.o)
+		if c.Rank() == 0 {
+			rep = r
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if rep == nil {
+		return nil // not rank 0 of a TCP world: rank 0 prints
+	}
+	rep.World = info.Kind
+	if info.Platform != "" {
+		rep.World += ":" + info.Platform
+	}
+	if p.jsonOut {
+		enc := json.NewEncoder(p.out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	printPingpong(p.out, rep)
+	return nil
+}
+
 func newBenchPingpongCmd() *cobra.Command {
-	var (
-		sizes      string
-		o          = pingpong.Defaults()
-		jsonOut    bool
-		noRaw      bool
-		streamSize string
-		wf         *worldFlags
-	)
+	p := &pingpongOptions{o: pingpong.Defaults()}
 	cmd := &cobra.Command{
 		Use:   "pingpong",
 		Short: "Latency and bandwidth between ranks 0 and 1, next to raw Go TCP",
@@ -75,75 +143,18 @@ Examples:
   netaware launch -n 8 -- netaware bench pingpong --sizes 1,1KiB --json
   netaware bench pingpong --local 2`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			var err error
-			o.Sizes = nil
-			for _, f := range strings.Split(sizes, ",") {
-				n, err := parseSize("sizes", strings.TrimSpace(f))
-				if err != nil {
-					return err
-				}
-				o.Sizes = append(o.Sizes, n)
-			}
-			if o.StreamSize, err = parseSize("stream-size", streamSize); err != nil {
-				return err
-			}
-			o.Raw = !noRaw && wfPlatform(cmd) == ""
-			if err := o.Validate(); err != nil {
-				return usagef("%v", err)
-			}
-			if env, ok := tcp.Detect(); ok {
-				coord := env.Coordinator
-				if c, _ := cmd.Flags().GetString("coordinator"); c != "" {
-					coord = c
-				}
-				if h, _, err := net.SplitHostPort(coord); err == nil && h != "" {
-					o.RawHost = h
-				}
-			}
-			var rep *pingpong.Report
-			info, err := runWorld(cmd.Context(), wf, func(ctx context.Context, c comm.Comm) error {
-				r, err := pingpong.Run(ctx, c, o)
-				if c.Rank() == 0 {
-					rep = r
-				}
-				return err
-			})
-			if err != nil {
-				return err
-			}
-			if rep == nil {
-				return nil // not rank 0 of a TCP world: rank 0 prints
-			}
-			rep.World = info.Kind
-			if info.Platform != "" {
-				rep.World += ":" + info.Platform
-			}
-			out := cmd.OutOrStdout()
-			if jsonOut {
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(rep)
-			}
-			printPingpong(out, rep)
-			return nil
-		},
+		RunE: runOptions(p),
 	}
-	wf = addWorldFlags(cmd)
+	p.wf = addWorldFlags(cmd)
 	f := cmd.Flags()
-	f.StringVar(&sizes, "sizes", "1,1KiB,64KiB,1MiB", "ping-pong message sizes (bytes, or with KiB/MiB)")
-	f.IntVar(&o.Iters, "iters", o.Iters, "ping-pongs per round for 1-byte messages (fewer for large ones, same bytes)")
-	f.IntVar(&o.Rounds, "rounds", o.Rounds, "alternating rounds of netaware and raw TCP; the median is reported")
-	f.StringVar(&streamSize, "stream-size", "1MiB", "message size of the streaming test")
-	f.IntVar(&o.StreamCount, "stream-count", o.StreamCount, "messages per streaming round")
-	f.BoolVar(&noRaw, "no-raw", false, "skip the raw Go TCP baseline")
-	f.BoolVar(&jsonOut, "json", false, "print JSON instead of a table")
+	f.StringVar(&p.sizes, "sizes", "1,1KiB,64KiB,1MiB", "ping-pong message sizes (bytes, or with KiB/MiB)")
+	f.IntVar(&p.o.Iters, "iters", p.o.Iters, "ping-pongs per round for 1-byte messages (fewer for large ones, same bytes)")
+	f.IntVar(&p.o.Rounds, "rounds", p.o.Rounds, "alternating rounds of netaware and raw TCP; the median is reported")
+	f.StringVar(&p.streamSize, "stream-size", "1MiB", "message size of the streaming test")
+	f.IntVar(&p.o.StreamCount, "stream-count", p.o.StreamCount, "messages per streaming round")
+	f.BoolVar(&p.noRaw, "no-raw", false, "skip the raw Go TCP baseline")
+	f.BoolVar(&p.jsonOut, "json", false, "print JSON instead of a table")
 	return cmd
-}
-
-func wfPlatform(cmd *cobra.Command) string {
-	p, _ := cmd.Flags().GetString("platform")
-	return p
 }
 
 func printPingpong(w io.Writer, r *pingpong.Report) {

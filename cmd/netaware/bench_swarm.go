@@ -30,12 +30,100 @@ type swarmBenchAlgo struct {
 	MedianS   float64   `json:"median_s"`
 }
 
+// swarmOptions are 'bench swarm'.
+type swarmOptions struct {
+	streams
+	wf         *worldFlags
+	size, algs string
+	reps, root int
+	asJSON     bool
+	bytes      int
+	list       []coll.Algorithm
+}
+
+func (o *swarmOptions) complete(cmd *cobra.Command, _ []string) error {
+	o.completeStreams(cmd)
+	return nil
+}
+
+func (o *swarmOptions) validate() error {
+	m, err := parseSize("size", o.size)
+	if err != nil {
+		return err
+	}
+	if o.reps < 1 || m < 1 {
+		return usagef("bench swarm: want --rounds >= 1 and --size >= 1")
+	}
+	o.bytes, o.list = m, nil
+	for _, a := range strings.Split(o.algs, ",") {
+		name, seg, _ := strings.Cut(strings.TrimSpace(a), ":")
+		alg := coll.Algorithm{Name: name}
+		if seg != "" {
+			if alg.SegSize, err = parseSize("algorithms", seg); err != nil {
+				return err
+			}
+		}
+		if name != coll.Swarm.Name {
+			if _, err := alg.Build(2, 0, nil); err != nil {
+				return usagef("--algorithms: %v", err)
+			}
+		}
+		o.list = append(o.list, alg)
+	}
+	return nil
+}
+
+func (o *swarmOptions) run(ctx context.Context) error {
+	m, list := o.bytes, o.list
+	// In-process worlds share one buffer: ranks of the simulator run
+	// one at a time, and 512 copies of 16 MiB would not fit.
+	var shared []byte
+	if o.wf.platform != "" {
+		shared = make([]byte, m)
+	}
+	var times [][]float64
+	info, err := runWorld(ctx, o.wf, func(ctx context.Context, c comm.Comm) error {
+		if o.root < 0 || o.root >= c.Size() {
+			return usagef("--root %d: the world has %d ranks", o.root, c.Size())
+		}
+		buf := shared
+		if buf == nil {
+			buf = make([]byte, m)
+		}
+		t, err := coll.BcastTimes(ctx, c, o.root, buf, list, o.reps)
+		if c.Rank() == 0 {
+			times = t
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if times == nil {
+		return nil // not rank 0 of a TCP world
+	}
+	out := swarmBench{World: describeWorld(info), Ranks: info.Size, Bytes: m, Rounds: o.reps}
+	for i, a := range list {
+		s := append([]float64(nil), times[i]...)
+		sort.Float64s(s)
+		out.Series = append(out.Series, swarmBenchAlgo{Algorithm: a.String(), TimesS: times[i], MedianS: s[len(s)/2]})
+	}
+	w := o.out
+	if o.asJSON {
+		return probeWriteJSON(w, out)
+	}
+	fmt.Fprintf(w, "bench swarm: %s broadcasts on %s, %d rounds, median of the slowest rank's time\n", fmtBytes(m), out.World, o.reps)
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "algorithm\tmedian\tvs %s\t\n", out.Series[0].Algorithm)
+	base := out.Series[0].MedianS
+	for _, s := range out.Series {
+		fmt.Fprintf(tw, "%s\t%.4f s\t%.2fx\t\n", s.Algorithm, s.MedianS, s.MedianS/base)
+	}
+	return tw.Flush()
+}
+
 func newBenchSwarmCmd() *cobra.Command {
-	var (
-		size, algs string
-		reps, root int
-		asJSON     bool
-	)
+	o := &swarmOptions{}
 	cmd := &cobra.Command{
 		Use:   "swarm",
 		Short: "The swarm broadcast against tree broadcasts on any world (simulated, TCP, emulated)",
@@ -54,83 +142,14 @@ Examples:
   netaware bench swarm --platform bordeaux-2013 --size 4MiB --rounds 1
   netaware bench swarm --platform bordeaux-2013 --size 1MiB --algorithms swarm:65536,binomial --json`,
 		Args: cobra.NoArgs,
+		RunE: runOptions(o),
 	}
-	wf := addWorldFlags(cmd)
+	o.wf = addWorldFlags(cmd)
 	f := cmd.Flags()
-	f.StringVar(&size, "size", "16MiB", "message size")
-	f.StringVar(&algs, "algorithms", "swarm,binomial,pipeline", "algorithms to compare, comma separated; name[:segment bytes]")
-	f.IntVar(&reps, "rounds", 3, "rounds (every algorithm once per round)")
-	f.IntVar(&root, "root", 0, "root rank")
-	f.BoolVar(&asJSON, "json", false, "print the times as JSON")
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		m, err := parseSize("size", size)
-		if err != nil {
-			return err
-		}
-		if reps < 1 || m < 1 {
-			return usagef("bench swarm: want --rounds >= 1 and --size >= 1")
-		}
-		var list []coll.Algorithm
-		for _, a := range strings.Split(algs, ",") {
-			name, seg, _ := strings.Cut(strings.TrimSpace(a), ":")
-			alg := coll.Algorithm{Name: name}
-			if seg != "" {
-				if alg.SegSize, err = parseSize("algorithms", seg); err != nil {
-					return err
-				}
-			}
-			if name != coll.Swarm.Name {
-				if _, err := alg.Build(2, 0, nil); err != nil {
-					return usagef("--algorithms: %v", err)
-				}
-			}
-			list = append(list, alg)
-		}
-		// In-process worlds share one buffer: ranks of the simulator run
-		// one at a time, and 512 copies of 16 MiB would not fit.
-		var shared []byte
-		if wf.platform != "" {
-			shared = make([]byte, m)
-		}
-		var times [][]float64
-		info, err := runWorld(cmd.Context(), wf, func(ctx context.Context, c comm.Comm) error {
-			if root < 0 || root >= c.Size() {
-				return usagef("--root %d: the world has %d ranks", root, c.Size())
-			}
-			buf := shared
-			if buf == nil {
-				buf = make([]byte, m)
-			}
-			t, err := coll.BcastTimes(ctx, c, root, buf, list, reps)
-			if c.Rank() == 0 {
-				times = t
-			}
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		if times == nil {
-			return nil // not rank 0 of a TCP world
-		}
-		out := swarmBench{World: describeWorld(info), Ranks: info.Size, Bytes: m, Rounds: reps}
-		for i, a := range list {
-			s := append([]float64(nil), times[i]...)
-			sort.Float64s(s)
-			out.Series = append(out.Series, swarmBenchAlgo{Algorithm: a.String(), TimesS: times[i], MedianS: s[len(s)/2]})
-		}
-		if asJSON {
-			return probeWriteJSON(cmd.OutOrStdout(), out)
-		}
-		w := cmd.OutOrStdout()
-		fmt.Fprintf(w, "bench swarm: %s broadcasts on %s, %d rounds, median of the slowest rank's time\n", fmtBytes(m), out.World, reps)
-		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-		fmt.Fprintf(tw, "algorithm\tmedian\tvs %s\t\n", out.Series[0].Algorithm)
-		base := out.Series[0].MedianS
-		for _, s := range out.Series {
-			fmt.Fprintf(tw, "%s\t%.4f s\t%.2fx\t\n", s.Algorithm, s.MedianS, s.MedianS/base)
-		}
-		return tw.Flush()
-	}
+	f.StringVar(&o.size, "size", "16MiB", "message size")
+	f.StringVar(&o.algs, "algorithms", "swarm,binomial,pipeline", "algorithms to compare, comma separated; name[:segment bytes]")
+	f.IntVar(&o.reps, "rounds", 3, "rounds (every algorithm once per round)")
+	f.IntVar(&o.root, "root", 0, "root rank")
+	f.BoolVar(&o.asJSON, "json", false, "print the times as JSON")
 	return cmd
 }

@@ -1,8 +1,11 @@
-// Package tune benchmarks broadcast algorithms in the simulator (seed 003
-// Sect. 6.5: warm-up W, N repetitions, keep the values within the 90th
-// percentile), picks the best algorithm per communicator and message size,
-// and writes the choice as a decision table for coll.Auto and as rule files
-// for Open MPI's coll/tuned and for MPICH's collective selection.
+// Package tune benchmarks collective algorithms (bcast, scatter, gather,
+// reduce, allgather, allreduce, reduce_scatter) on any comm.Comm: the
+// simulator, TCP, MPI, an emulated cluster (seed 003 Sect. 6.5: warm-up W,
+// N repetitions, keep the values within the 90th percentile), picks the
+// best algorithm per collective, communicator and message size, and writes
+// the choice as decision tables for netaware's collectives and as rule
+// files for Open MPI's coll/tuned and for MPICH's collective selection,
+// every collective in one file per library.
 package tune
 
 import (

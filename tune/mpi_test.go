@@ -269,10 +269,16 @@ func TestMPICHReadsAndAppliesSelection(t *testing.T) {
 	}
 }
 
-// probeSize is where the probe files of TestOpenMPIAppliesEveryCollective
-// switch from a good rule to the impossible algorithm 99; below is the
-// largest size under it that every collective takes on mpiRanks ranks.
-const probeSize = 65536
+// probeAt is where collective i of Collectives switches, in the probe
+// files of TestOpenMPIAppliesEveryCollective and
+// TestMPICHAppliesEveryCollective, from a good algorithm to one the
+// library rejects: a different size per collective, so that two
+// collectives' sections swapped in the file would move the boundaries. The
+// sizes are whole floats and whole blocks on mpiRanks ranks; probeAt(i) -
+// probeStep is the largest such size below the boundary.
+func probeAt(i int) int { return 32768 + 8192*i }
+
+const probeStep = 4 * mpiRanks
 
 // goodRule is an algorithm Open MPI runs for each collective, through the
 // same mapping tune uses.
@@ -286,76 +292,65 @@ var goodRule = map[Collective]coll.Algorithm{
 	ReduceScatter: {Name: "ring"},
 }
 
-// One rules file holds all seven collectives; in the probe copy for
-// collective k, k's rule from probeSize bytes on is algorithm 99, which
-// Open MPI rejects. Every other collective at probeSize and k just below
-// it pass, k at probeSize fails: each collective's id, and the message
-// size Open MPI compares, are the ones tune writes.
-func TestOpenMPIAppliesEveryCollective(t *testing.T) {
-	needTools(t, "mpicc.openmpi", "mpirun.openmpi")
+// compileCollCheck builds testdata/coll_check.c with mpicc.
+func compileCollCheck(t *testing.T, mpicc string) string {
+	t.Helper()
 	src, err := filepath.Abs("testdata/coll_check.c")
 	if err != nil {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(t.TempDir(), "coll_check")
-	if out, err := exec.Command("mpicc.openmpi", "-O1", "-o", bin, src).CombinedOutput(); err != nil {
-		t.Fatalf("mpicc: %v\n%s", err, out)
+	if out, err := exec.Command(mpicc, "-O1", "-o", bin, src).CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", mpicc, err, out)
 	}
+	return bin
+}
+
+// runCollCheck runs coll_check under argv and reports whether every
+// expectation of ops held (within the time given).
+func runCollCheck(argv, env []string, within time.Duration, ops ...string) (string, bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), within)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], append(argv[1:], ops...)...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.WaitDelay = time.Second
+	out, err := cmd.CombinedOutput()
+	return string(out), err == nil && ctx.Err() == nil && strings.Contains(string(out), fmt.Sprintf("coll_check ok P=%d", mpiRanks))
+}
+
+// One Open MPI rules file holds all seven collectives; collective i's
+// rule from probeAt(i) bytes on is algorithm 99, which Open MPI rejects
+// with an error on every rank (MPI_ERRORS_RETURN: the program goes on).
+// In one run, every collective passes at the largest size below its
+// boundary and fails at the boundary: each collective's id, and the
+// message size Open MPI compares, are the ones tune writes.
+func TestOpenMPIAppliesEveryCollective(t *testing.T) {
+	needTools(t, "mpicc.openmpi", "mpirun.openmpi")
+	bin := compileCollCheck(t, "mpicc.openmpi")
+	var secs []OMPISection
+	var ops []string
+	for i, k := range Collectives {
+		good, ok := OMPIEquivalentFor(k, goodRule[k], mpiRanks)
+		if !ok {
+			t.Fatalf("%s: %s has no Open MPI equivalent", k, goodRule[k])
+		}
+		rules := []OMPIRule{good, {FromBytes: probeAt(i), Alg: 99, Note: "probe"}}
+		secs = append(secs, OMPISection{Collective: k, Blocks: []OMPIBlock{{Ranks: mpiRanks, Rules: rules}}})
+		ops = append(ops, fmt.Sprintf("%s:%d", k, probeAt(i)-probeStep), fmt.Sprintf("%s:%d!", k, probeAt(i)))
+	}
+	text, err := WriteOMPIRules([]string{"probe"}, secs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(text, "# collective id:"); n != len(Collectives) {
+		t.Fatalf("%d collectives in the file", n)
+	}
+	path := writeTemp(t, "probe.conf", []byte(text))
+	argv := []string{"mpirun.openmpi", "--oversubscribe", "-n", strconv.Itoa(mpiRanks),
+		"--mca", "coll_tuned_use_dynamic_rules", "1", "--mca", "coll_tuned_dynamic_rules_filename", path, bin}
 	env := []string{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "OMPI_MCA_btl=self,vader,tcp"}
-	run := func(rules string, ops ...string) (string, bool) {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		args := append([]string{"--oversubscribe", "-n", strconv.Itoa(mpiRanks),
-			"--mca", "coll_tuned_use_dynamic_rules", "1",
-			"--mca", "coll_tuned_dynamic_rules_filename", rules, bin}, ops...)
-		cmd := exec.CommandContext(ctx, "mpirun.openmpi", args...)
-		cmd.Env = append(os.Environ(), env...)
-		out, err := cmd.CombinedOutput()
-		if ctx.Err() != nil {
-			t.Fatalf("mpirun %v timed out:\n%s", ops, out)
-		}
-		return string(out), err == nil && strings.Contains(string(out), fmt.Sprintf("coll_check ok P=%d", mpiRanks))
-	}
-	below := probeSize - 4*mpiRanks
-	file := func(probe Collective) string {
-		var secs []OMPISection
-		for _, k := range Collectives {
-			good, ok := OMPIEquivalentFor(k, goodRule[k], mpiRanks)
-			if !ok {
-				t.Fatalf("%s: %s has no Open MPI equivalent", k, goodRule[k])
-			}
-			rules := []OMPIRule{good}
-			if k == probe {
-				rules = append(rules, OMPIRule{FromBytes: probeSize, Alg: 99, Note: "probe"})
-			}
-			secs = append(secs, OMPISection{Collective: k, Blocks: []OMPIBlock{{Ranks: mpiRanks, Rules: rules}}})
-		}
-		text, err := WriteOMPIRules([]string{"probe " + string(probe)}, secs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n := strings.Count(text, "# collective id:"); n != len(Collectives) {
-			t.Fatalf("%d collectives in the file", n)
-		}
-		return writeTemp(t, "probe-"+string(probe)+".conf", []byte(text))
-	}
-	for _, k := range Collectives {
-		t.Run(string(k), func(t *testing.T) {
-			path := file(k)
-			ops := []string{fmt.Sprintf("%s:%d", k, below)}
-			for _, o := range Collectives {
-				if o != k {
-					ops = append(ops, fmt.Sprintf("%s:%d", o, probeSize))
-				}
-			}
-			if out, ok := run(path, ops...); !ok {
-				t.Fatalf("with %s's rule 99 from %d bytes, %v failed:\n%s", k, probeSize, ops, out)
-			}
-			out, ok := run(path, fmt.Sprintf("%s:%d", k, probeSize))
-			if ok || !strings.Contains(out, fmt.Sprintf("coll_check error %s %d", k, probeSize)) {
-				t.Fatalf("%s of %d bytes did not use its rule 99 (ok=%v):\n%s", k, probeSize, ok, out)
-			}
-		})
+	if out, ok := runCollCheck(argv, env, 90*time.Second, ops...); !ok {
+		t.Fatalf("coll_check %v:\n%s\nrules:\n%s", ops, out, text)
 	}
 }
 
@@ -365,67 +360,39 @@ var mpichGood = map[Collective]string{
 	Allgather: MPICHAllgatherRing, Allreduce: MPICHAllreduceRD, ReduceScatter: MPICHReduceScatterHalving,
 }
 
-// The MPICH counterpart of TestOpenMPIAppliesEveryCollective: in the
-// probe copy for collective k, k's range from probeSize bytes on names an
-// algorithm of another collective, which MPICH refuses. MPICH
-// compares avg_msg_size for bcast, reduce and allreduce and
-// total_msg_size for the others (mpichSizeKey); a wrong key or size would
-// move the boundary or crash every run.
+// The MPICH counterpart of TestOpenMPIAppliesEveryCollective: collective
+// i's range from probeAt(i) bytes on names an algorithm of another
+// collective, which MPICH refuses by ending the job, so each failure is a
+// run of its own. MPICH compares avg_msg_size for bcast, reduce and
+// allreduce and total_msg_size for the others (mpichSizeKey); a wrong key
+// or size moves a boundary or crashes the first run.
 func TestMPICHAppliesEveryCollective(t *testing.T) {
 	needTools(t, "mpicc.mpich", "mpirun.mpich")
-	src, err := filepath.Abs("testdata/coll_check.c")
+	bin := compileCollCheck(t, "mpicc.mpich")
+	var secs []MPICHSection
+	var below []string
+	for i, k := range Collectives {
+		wrong := mpichGood[Scatter]
+		if k == Scatter {
+			wrong = mpichGood[Gather]
+		}
+		rs := []MPICHRange{{BelowBytes: probeAt(i), Algorithm: mpichGood[k]}, {FromBytes: probeAt(i), Algorithm: wrong}}
+		secs = append(secs, MPICHSection{Collective: k, Blocks: []MPICHBlock{{Ranks: mpiRanks, Ranges: rs}}})
+		below = append(below, fmt.Sprintf("%s:%d", k, probeAt(i)-probeStep))
+	}
+	b, err := WriteMPICHRules(secs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin := filepath.Join(t.TempDir(), "coll_check")
-	if out, err := exec.Command("mpicc.mpich", "-O1", "-o", bin, src).CombinedOutput(); err != nil {
-		t.Fatalf("mpicc: %v\n%s", err, out)
+	path := writeTemp(t, "probe.json", b)
+	argv := []string{"mpirun.mpich", "-n", strconv.Itoa(mpiRanks), bin}
+	env := []string{"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=" + path}
+	if out, ok := runCollCheck(argv, env, 90*time.Second, below...); !ok {
+		t.Fatalf("every collective below its boundary %v:\n%s\nfile:\n%s", below, out, b)
 	}
-	// run reports whether coll_check passed within the time given.
-	run := func(t *testing.T, within time.Duration, file string, ops ...string) (string, bool) {
-		ctx, cancel := context.WithTimeout(context.Background(), within)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, "mpirun.mpich", append([]string{"-n", strconv.Itoa(mpiRanks), bin}, ops...)...)
-		cmd.Env = append(os.Environ(), "MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE="+file)
-		cmd.WaitDelay = time.Second
-		out, err := cmd.CombinedOutput()
-		return string(out), err == nil && ctx.Err() == nil && strings.Contains(string(out), fmt.Sprintf("coll_check ok P=%d", mpiRanks))
-	}
-	below := probeSize - 4*mpiRanks
-	for _, k := range Collectives {
-		t.Run(string(k), func(t *testing.T) {
-			var secs []MPICHSection
-			for _, o := range Collectives {
-				rs := []MPICHRange{{Algorithm: mpichGood[o]}}
-				if o == k {
-					// Another collective's algorithm: MPICH aborts with an
-					// internal error when it is selected.
-					wrong := mpichGood[Scatter]
-					if k == Scatter {
-						wrong = mpichGood[Gather]
-					}
-					rs[0].BelowBytes = probeSize
-					rs = append(rs, MPICHRange{FromBytes: probeSize, Algorithm: wrong})
-				}
-				secs = append(secs, MPICHSection{Collective: o, Blocks: []MPICHBlock{{Ranks: mpiRanks, Ranges: rs}}})
-			}
-			b, err := WriteMPICHRules(secs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			path := writeTemp(t, "probe-"+string(k)+".json", b)
-			ops := []string{fmt.Sprintf("%s:%d", k, below)}
-			for _, o := range Collectives {
-				if o != k {
-					ops = append(ops, fmt.Sprintf("%s:%d", o, probeSize))
-				}
-			}
-			if out, ok := run(t, 60*time.Second, path, ops...); !ok {
-				t.Fatalf("with %s's inter algorithm from %d bytes, %v failed:\n%s\nfile:\n%s", k, probeSize, ops, out, b)
-			}
-			if out, ok := run(t, 30*time.Second, path, fmt.Sprintf("%s:%d", k, probeSize)); ok {
-				t.Fatalf("%s of %d bytes did not use its inter-communicator rule:\n%s", k, probeSize, out)
-			}
-		})
+	for i, k := range Collectives {
+		if out, ok := runCollCheck(argv, env, 30*time.Second, fmt.Sprintf("%s:%d", k, probeAt(i))); ok {
+			t.Errorf("%s of %d bytes did not use its probe rule:\n%s", k, probeAt(i), out)
+		}
 	}
 }

@@ -2,11 +2,14 @@
  * (OP one of bcast scatter gather reduce allgather allreduce
  * reduce_scatter; BYTES the whole vector as tune counts it: P blocks for
  * the block collectives, 4-byte floats for the reductions) and checks the
- * result on every rank. Used by tune's MPI acceptance test to make Open MPI
- * read a rules file with several collectives and apply each collective's
- * rules. Errors are returned, not fatal: a collective that fails prints
- * "coll_check error OP BYTES" and the program exits 1. Prints
- * "coll_check ok P=<ranks>" on rank 0 when everything passed. */
+ * result on every rank. Used by tune's MPI acceptance tests to make Open
+ * MPI and MPICH read a rules file with several collectives and apply each
+ * collective's rules. Errors are returned, not fatal: a collective that
+ * fails prints "coll_check error OP BYTES" and ends the job, unless the
+ * argument ends in '!' (OP:BYTES!), which expects the collective to return
+ * an error on every rank (a rule naming an algorithm the library rejects)
+ * and goes on. Prints "coll_check ok P=<ranks>" on rank 0 when every
+ * expectation held. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,7 +69,7 @@ static int run(const char *op, long n, int rank, int p)
     free(a), free(b), free(x), free(y);
     if (rc != MPI_SUCCESS) {
         printf("coll_check error %s %ld at rank %d\n", op, n, rank);
-        return 1;
+        return -1;
     }
     if (bad)
         printf("coll_check wrong result %s %ld at rank %d\n", op, n, rank);
@@ -81,22 +84,31 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     for (i = 1; i < argc; i++) {
-        char op[64];
+        char op[64], bang = 0;
         long n;
-        if (sscanf(argv[i], "%63[a-z_]:%ld", op, &n) != 2 || n < 0) {
+        int r;
+        if (sscanf(argv[i], "%63[a-z_]:%ld%c", op, &n, &bang) < 2 || n < 0 || (bang && bang != '!')) {
             if (rank == 0)
-                fprintf(stderr, "coll_check: want OP:BYTES, got %s\n", argv[i]);
+                fprintf(stderr, "coll_check: want OP:BYTES or OP:BYTES!, got %s\n", argv[i]);
             MPI_Finalize();
             return 2;
         }
-        if (run(op, n, rank, p)) {
+        r = run(op, n, rank, p);
+        if (bang && r == 0) {
+            printf("coll_check unexpected success %s %ld at rank %d\n", op, n, rank);
+            bad = 1;
+        } else if (!bang && r) {
             /* The other ranks may wait in this collective: end the job. */
             fflush(stdout);
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
     }
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0)
+    {
+        int anybad = 0;
+        MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        bad = anybad;
+    }
+    if (rank == 0 && !bad)
         printf("coll_check ok P=%d\n", p);
     MPI_Finalize();
     return bad;

@@ -227,3 +227,75 @@ func TestOMPIEquivalentForIDs(t *testing.T) {
 		}
 	}
 }
+
+// The MPICH file of two tuned collectives, byte for byte: allreduce's smp
+// range is guarded by the node hierarchy with allreduce's general algorithm
+// otherwise, gather compares total_msg_size, and the untuned collectives
+// follow with their general algorithms.
+func TestWriteMPICHRulesGolden(t *testing.T) {
+	b, err := WriteMPICHRules([]MPICHSection{
+		{Collective: Allreduce, Blocks: []MPICHBlock{{Ranks: 8, Ranges: []MPICHRange{
+			{BelowBytes: 4096, Algorithm: MPICHAllreduceRD},
+			{FromBytes: 4096, Algorithm: MPICHAllreduceSMP}}}}},
+		{Collective: Gather, Blocks: []MPICHBlock{{Ranks: 8, Ranges: []MPICHRange{{Algorithm: MPICHGatherBinomial}}}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{
+  "collective=allreduce": {
+    "comm_type=intra": {
+      "comm_size<=8": {
+        "avg_msg_size<=4095": {
+          "algorithm=MPIR_Allreduce_intra_recursive_doubling": {}
+        },
+        "avg_msg_size=any": {
+          "comm_hierarchy=parent": {
+            "algorithm=MPIR_Allreduce_intra_smp": {}
+          },
+          "comm_hierarchy=any": {
+            "algorithm=MPIR_Allreduce_intra_recursive_doubling": {}
+          }
+        }
+      },
+      "comm_size=any": {
+        "algorithm=MPIR_Allreduce_intra_recursive_doubling": {}
+      }
+    },
+    "comm_type=inter": {
+      "algorithm=MPIR_Allreduce_inter_reduce_exchange_bcast": {}
+    }
+  },
+  "collective=gather": {
+    "comm_type=intra": {
+      "comm_size<=8": {
+        "total_msg_size=any": {
+          "algorithm=MPIR_Gather_intra_binomial": {}
+        }
+      },
+      "comm_size=any": {
+        "algorithm=MPIR_Gather_intra_binomial": {}
+      }
+    },
+    "comm_type=inter": {
+      "algorithm=MPIR_Gather_inter_linear": {}
+    }
+  },
+  "collective=bcast": {`
+	if !strings.HasPrefix(string(b), want) {
+		t.Fatalf("MPICH file starts:\n%s\nwant:\n%s", b[:min(len(b), len(want)+200)], want)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	// Every collective of mpichFallback once, bcast among them (not
+	// tuned: MPICH asserts on a collective the file does not match).
+	if len(doc) != len(mpichFallback) || doc["collective=bcast"] == nil {
+		t.Errorf("%d collectives in the file, want %d with bcast", len(doc), len(mpichFallback))
+	}
+	if _, err := WriteMPICHRules([]MPICHSection{{Collective: Gather, Blocks: []MPICHBlock{{Ranks: 8, Ranges: []MPICHRange{{Algorithm: "x"}}}}},
+		{Collective: Gather, Blocks: []MPICHBlock{{Ranks: 8, Ranges: []MPICHRange{{Algorithm: "x"}}}}}}); err == nil {
+		t.Error("gather given twice was accepted")
+	}
+}

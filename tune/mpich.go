@@ -55,14 +55,15 @@ type MPICHRange struct {
 	Algorithm  string
 }
 
-// mpichFallback is, per collective other than bcast, the algorithm for
-// intra- and inter-communicators (and, where MPICH requires it, for
-// in-place buffers). MPICH's MPIR selection asserts when a collective has
-// no match in the file, so a file must cover every collective; these are
-// general algorithms without preconditions, not tuned ones.
+// mpichFallback is, per collective, the algorithm for intra- and
+// inter-communicators (and, where MPICH requires it, for in-place
+// buffers). MPICH's MPIR selection asserts when a collective has no match
+// in the file, so a file must cover every collective, tuned or not; these
+// are general algorithms without preconditions, not tuned ones.
 var mpichFallback = []struct {
 	coll, intra, inplace, inter string
 }{
+	{"bcast", MPICHBinomial, "", mpichInterBcast},
 	{"barrier", "MPIR_Barrier_intra_dissemination", "", "MPIR_Barrier_inter_bcast"},
 	{"allreduce", "MPIR_Allreduce_intra_recursive_doubling", "", "MPIR_Allreduce_inter_reduce_exchange_bcast"},
 	{"allgather", "MPIR_Allgather_intra_ring", "", "MPIR_Allgather_inter_local_gather_remote_bcast"},
@@ -177,9 +178,7 @@ func mpichSizeKey(k Collective) string {
 // mpichDefaults are a collective's general intra- and inter-communicator
 // algorithms (mpichFallback; bcast's are binomial and the inter one).
 func mpichDefaults(k Collective) (intra, inter string) {
-	if k.orBcast() == Bcast {
-		return MPICHBinomial, mpichInterBcast
-	}
+	k = k.orBcast()
 	for _, f := range mpichFallback {
 		if f.coll == string(k) {
 			return f.intra, f.inter

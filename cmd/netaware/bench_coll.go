@@ -18,9 +18,11 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
+	"netaware"
 	"netaware/coll"
 	"netaware/comm"
 	"netaware/internal/atomicfile"
+	"netaware/topo"
 	"netaware/tune"
 )
 
@@ -54,6 +56,9 @@ type benchTunedChoice struct {
 	// BaselineS is Open MPI's fixed decision (bcast only; 0 otherwise).
 	BaselineS float64 `json:"ompi_fixed_s,omitempty"`
 	Speedup   float64 `json:"speedup,omitempty"`
+	// CommDefault is what netaware.Comm runs by default (--comm-default).
+	CommDefault  string  `json:"comm_default,omitempty"`
+	CommDefaultS float64 `json:"comm_default_s,omitempty"`
 }
 
 // benchOptions are 'bench COLL'.
@@ -65,6 +70,40 @@ type benchOptions struct {
 	plotFile     string
 	decisionFile string
 	decision     *coll.Decision
+	commDefault  bool
+}
+
+// rootCollective is tune's collective under the root package's name.
+var rootCollective = map[tune.Collective]netaware.Collective{
+	tune.Bcast: netaware.Bcast, tune.Scatter: netaware.Scatter, tune.Gather: netaware.Gather, tune.Reduce: netaware.Reduce,
+	tune.Allgather: netaware.Allgather, tune.Allreduce: netaware.Allreduce, tune.ReduceScatter: netaware.ReduceScatter,
+}
+
+// commDefaultSeries is the label of what netaware.Comm runs by default.
+const commDefaultSeries = "netaware.Comm default"
+
+// commDefaultDecision is, as a decision table for exactly c's size, what
+// netaware.Comm (the root package) runs for collective k at each measured
+// size with topology t: measured as the auto series, it times the
+// library's own choice.
+func commDefaultDecision(c comm.Comm, k tune.Collective, t *topo.Topology, sizes []int) (*coll.Decision, error) {
+	nc := netaware.New(c)
+	if err := nc.SetTopology(t); err != nil {
+		return nil, err
+	}
+	rule := coll.DecisionRule{MinRanks: c.Size(), MaxRanks: c.Size()}
+	for i, n := range sizes {
+		a, err := nc.Algorithm(rootCollective[k], n, tune.ReduceOp)
+		if err != nil {
+			return nil, err
+		}
+		sr := coll.SizeRule{Algorithm: a}
+		if i+1 < len(sizes) {
+			sr.BelowBytes = n + 1
+		}
+		rule.Sizes = append(rule.Sizes, sr)
+	}
+	return &coll.Decision{Version: coll.DecisionVersion, Rules: []coll.DecisionRule{rule}}, nil
 }
 
 func (o *benchOptions) complete(cmd *cobra.Command, _ []string) error {
@@ -73,6 +112,9 @@ func (o *benchOptions) complete(cmd *cobra.Command, _ []string) error {
 }
 
 func (o *benchOptions) validate() error {
+	if o.commDefault && o.decisionFile != "" {
+		return usagef("--comm-default and --decision both measure the auto series: give one")
+	}
 	if o.decisionFile != "" {
 		d, err := coll.ReadDecisionFile(o.decisionFile)
 		if err != nil {
@@ -93,7 +135,14 @@ func (o *benchOptions) run(ctx context.Context) error {
 			return usagef("--comm-sizes: bench %s measures one communicator size (tune %s takes several)", o.coll, o.coll)
 		}
 		var extra []coll.Algorithm
-		if o.decision != nil {
+		d := o.decision
+		if o.commDefault {
+			var err error
+			if d, err = commDefaultDecision(c, o.coll, s.t, s.plans[0].sizes); err != nil {
+				return err
+			}
+		}
+		if d != nil {
 			extra = []coll.Algorithm{coll.Auto}
 		}
 		_, total := s.configurations()
@@ -105,9 +154,16 @@ func (o *benchOptions) run(ctx context.Context) error {
 				prog = progress(o.errOut, total+len(extra)*len(s.plans[0].sizes))
 			}
 		}
-		ms, err := o.flags.measure(ctx, c, s, prog, o.decision, extra)
+		ms, err := o.flags.measure(ctx, c, s, prog, d, extra)
 		if !root {
 			return err
+		}
+		if o.commDefault {
+			for i := range ms {
+				if ms[i].Algorithm.Name == coll.Auto.Name {
+					ms[i].Label = commDefaultSeries
+				}
+			}
 		}
 		if err != nil {
 			if ctx.Err() != nil && len(ms) > 0 {
@@ -127,6 +183,16 @@ func (o *benchOptions) run(ctx context.Context) error {
 			return err
 		}
 		res := summarizeBench(o.coll, s, ms, o.decision != nil)
+		if o.commDefault {
+			for i, c := range res.Tuned {
+				for _, m := range ms {
+					if m.Algorithm.Name == coll.Auto.Name && m.Bytes == c.Bytes && m.Stats.Kept > 0 {
+						res.Tuned[i].CommDefault = m.Resolved.String()
+						res.Tuned[i].CommDefaultS = m.Stats.MeanS
+					}
+				}
+			}
+		}
 		if o.plotFile != "" {
 			if err := plotBench(res, o.plotFile); err != nil {
 				return err
@@ -161,7 +227,7 @@ func newBenchCollCmd(k tune.Collective) *cobra.Command {
       --algorithms binomial,pipeline,hierarchical,dfs-pipeline --plot zhu-bcast
   netaware launch -n 4 -- netaware bench bcast --sizes 1KiB,1MiB --algorithms binomial,knomial`
 	case tune.Allreduce, tune.ReduceScatter:
-		ex = fmt.Sprintf(`  netaware bench %s --platform zhu-2racks --per-host 2 --order cyclic \
+		ex = fmt.Sprintf(`  netaware bench %s --platform zhu-2racks --per-host 2 --order cyclic --comm-default \
       --sizes 64KiB,1MiB --algorithms ring,rabenseifner,dfs-ring,levels-allreduce --bases binomial --reps 2
   netaware bench %s --local 4 --sizes 64KiB --algorithms ring,recursive-doubling`, k, k)
 	}
@@ -179,7 +245,10 @@ per size (for bcast with its speed-up over Open MPI's fixed decision, what
 MPI_Bcast runs by default).
 
 With --decision (from 'netaware tune %s') the tuned choice is instead what
-that decision table selects, measured as the "auto" series.
+that decision table selects, measured as the "auto" series. --comm-default
+measures what the Go library's netaware.Comm runs by default for each size
+(from the topology: --topology, or a platform's ground truth), as the series
+"netaware.Comm default".
 
 --plot FILE writes FILE.png and FILE.svg: time vs message size per algorithm,
 log-log.
@@ -192,6 +261,7 @@ Examples:
 	o.flags.register(cmd, "1,1KiB,16KiB,64KiB,256KiB,1MiB,4MiB")
 	cmd.Flags().BoolVar(&o.asJSON, "json", false, "print JSON instead of tables")
 	cmd.Flags().StringVar(&o.plotFile, "plot", "", "write a log-log plot to FILE.png and FILE.svg")
+	cmd.Flags().BoolVar(&o.commDefault, "comm-default", false, "also measure what netaware.Comm (the Go library's front door) runs by default with the topology, as the series \""+commDefaultSeries+"\"")
 	cmd.Flags().StringVar(&o.decisionFile, "decision", "", fmt.Sprintf("%s from 'tune %s': measure its choices as the tuned series", tune.DecisionFile(k), k))
 	return cmd
 }
@@ -224,7 +294,9 @@ func summarizeBench(k tune.Collective, s *collSetup, ms []tune.Measurement, with
 	if withAuto {
 		tuned = tune.Best(ms, func(a coll.Algorithm) bool { return a.Name == coll.Auto.Name })
 	} else {
-		tuned = tune.Best(ms, nil)
+		// The netaware.Comm series (--comm-default) is compared with, not
+		// among, the algorithms.
+		tuned = tune.Best(ms, func(a coll.Algorithm) bool { return a.Name != coll.Auto.Name })
 	}
 	for _, t := range tuned {
 		c := benchTunedChoice{Bytes: t.Bytes, Tuned: t.Label, TunedS: t.MeanS}
@@ -276,9 +348,13 @@ func printBench(w io.Writer, res *collBench) {
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	if res.Collective != string(tune.Bcast) {
-		fmt.Fprintln(tw, "size\ttuned\ttime")
+		fmt.Fprintln(tw, "size\ttuned\ttime\tnetaware.Comm default\ttime")
 		for _, c := range res.Tuned {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", fmtBytes(c.Bytes), c.Tuned, fmtSec(c.TunedS))
+			def, defS := "-", "-"
+			if c.CommDefault != "" {
+				def, defS = c.CommDefault, fmtSec(c.CommDefaultS)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", fmtBytes(c.Bytes), c.Tuned, fmtSec(c.TunedS), def, defS)
 		}
 		tw.Flush()
 		return

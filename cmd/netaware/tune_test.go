@@ -356,3 +356,33 @@ func TestTuneAllOneRulesFile(t *testing.T) {
 		t.Errorf("--collectives alltoall: %v, want a usage error", err)
 	}
 }
+
+// TestBenchCommDefault: --comm-default measures what netaware.Comm runs by
+// default with the platform's topology as its own series, next to the
+// algorithms and not among the tuned choices.
+func TestBenchCommDefault(t *testing.T) {
+	res, err := runSimCLI(t, "bench", "allreduce", "--platform", tinyPlatform, "--quiet", "--json", "--comm-default",
+		"--sizes", "1KiB,1MiB", "--algorithms", "ring,recursive-doubling", "--reps", "2")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, res)
+	}
+	var bb collBench
+	if err := json.Unmarshal([]byte(res), &bb); err != nil {
+		t.Fatalf("%v\n%s", err, res)
+	}
+	if len(bb.Series) != 3 || bb.Series[2].Label != commDefaultSeries || len(bb.Tuned) != 2 {
+		t.Fatalf("series %+v, tuned %+v", bb.Series, bb.Tuned)
+	}
+	// netaware.Comm's topology-aware choices on a topology (choose.go):
+	// levels-allreduce with recursive doubling below 64 KiB, dfs-ring up
+	// to 8 MiB.
+	want := []string{"levels-allreduce(variant=recursive-doubling)", "dfs-ring"}
+	for i, c := range bb.Tuned {
+		if c.CommDefault != want[i] || c.CommDefaultS <= 0 || c.Tuned == commDefaultSeries {
+			t.Errorf("%d bytes: %+v, want the default %s", c.Bytes, c, want[i])
+		}
+	}
+	if _, err := runSimCLI(t, "bench", "allreduce", "--local", "2", "--comm-default", "--decision", "x.json"); err == nil {
+		t.Error("--comm-default with --decision accepted")
+	}
+}

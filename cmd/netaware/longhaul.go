@@ -16,6 +16,7 @@ import (
 	"netaware/platform"
 	"netaware/probe"
 	"netaware/topo"
+	"netaware/units"
 )
 
 func init() {
@@ -116,15 +117,15 @@ func printLonghaul(w io.Writer, info worldInfo, r *longhaul.Report) {
 	if info.Platform != "" {
 		world += " " + info.Platform
 	}
-	fmt.Fprintf(w, "longhaul %s: %s from rank %d to rank %d (%s)\n", world, fmtBytes(r.Size), r.Src, r.Dst, fmtWorldTime(info))
+	fmt.Fprintf(w, "longhaul %s: %s from rank %d to rank %d (%s)\n", world, units.FormatSize(int64(r.Size)), r.Src, r.Dst, fmtWorldTime(info))
 	fmt.Fprintf(w, "helpers: sender's side %v, receiver's side %v\n", r.SrcSide, r.DstSide)
 	md := r.Model
 	mc := "unbounded"
 	if md.Mc > 0 {
-		mc = fmtBytes(int(math.Round(md.Mc)))
+		mc = units.FormatSize(int64(math.Round(md.Mc)))
 	}
 	fmt.Fprintf(w, "Eq. 3.2 fitted to 0 and 1 helpers: t_c %s, m_c %s, alpha %s, beta %s/MB\n",
-		fmtSec(md.Tc), mc, fmtSec(md.Alpha), fmtSec(md.Beta*1e6))
+		units.FormatTime(md.Tc), mc, units.FormatTime(md.Alpha), units.FormatTime(md.Beta*1e6))
 	if r.Note != "" {
 		fmt.Fprintf(w, "note: %s\n", r.Note)
 	}
@@ -135,7 +136,7 @@ func printLonghaul(w io.Writer, info worldInfo, r *longhaul.Report) {
 		if row.HelpersPerSide == r.Chosen {
 			mark = "  <- Eq. 3.2"
 		}
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%.2f\t%s%s\n", row.HelpersPerSide, row.Pieces, fmtSec(row.Seconds), row.Speedup, fmtSec(row.PredictedS), mark)
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%.2f\t%s%s\n", row.HelpersPerSide, row.Pieces, units.FormatTime(row.Seconds), row.Speedup, units.FormatTime(row.PredictedS), mark)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "Eq. 3.2 picks %d helpers per side; the best measured is %d; the pick is %.1f%% slower than the best\n",
@@ -293,13 +294,13 @@ func printAdvice(w io.Writer, o adviseOutput) {
 	for _, a := range o.Paths {
 		pieces := "-"
 		if a.CurrentWindow > 0 {
-			pieces = fmt.Sprintf("%d (%d helpers/side at %s)", a.Pieces, a.HelpersPerSide, fmtBytes(int(a.CurrentWindow)))
+			pieces = fmt.Sprintf("%d (%d helpers/side at %s)", a.Pieces, a.HelpersPerSide, units.FormatSize(a.CurrentWindow))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.Name, platform.FormatBandwidth(a.Bandwidth), fmtSec(a.RTT),
-			fmtBDP(a.BDP), fmtBytes(int(a.Window)), fmtBytes(int(a.Eager)), pieces)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.Name, platform.FormatBandwidth(a.Bandwidth), units.FormatTime(a.RTT),
+			units.FormatDecimalBytes(a.BDP), units.FormatSize(a.Window), units.FormatSize(a.Eager), pieces)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "\nfor every path: TCP window %s, eager threshold %s\n", fmtBytes(int(o.Window)), fmtBytes(int(o.Eager)))
+	fmt.Fprintf(w, "\nfor every path: TCP window %s, eager threshold %s\n", units.FormatSize(o.Window), units.FormatSize(o.Eager))
 	fmt.Fprintln(w, "Open MPI (mpirun --mca NAME VALUE, or OMPI_MCA_NAME=VALUE):")
 	for _, s := range o.OpenMPI {
 		name, val, _ := strings.Cut(s, "=")
@@ -314,16 +315,4 @@ func printAdvice(w io.Writer, o adviseOutput) {
 		name, val, _ := strings.Cut(s, "=")
 		fmt.Fprintf(w, "  %s=\"%s\"\n", name, val)
 	}
-}
-
-// fmtBDP prints a bandwidth-delay product in decimal units (it is a
-// product of measurements, not a buffer size).
-func fmtBDP(b int64) string {
-	switch {
-	case b >= 1e6:
-		return fmt.Sprintf("%.2fMB", float64(b)/1e6)
-	case b >= 1e3:
-		return fmt.Sprintf("%.1fkB", float64(b)/1e3)
-	}
-	return fmt.Sprintf("%dB", b)
 }

@@ -16,6 +16,7 @@ import (
 	"netaware/platform"
 	"netaware/topo"
 	"netaware/tune"
+	"netaware/units"
 )
 
 func init() { register(newPredictCmd) }
@@ -385,7 +386,7 @@ func printPrediction(w io.Writer, p *model.OperationPrediction) error {
 	}
 	fmt.Fprintln(tw)
 	for _, fl := range p.Flows {
-		fmt.Fprintf(tw, "%d\t%d\t%s\t", fl.Src, fl.Dst, fmtBytes(int(fl.Bytes)))
+		fmt.Fprintf(tw, "%d\t%d\t%s\t", fl.Src, fl.Dst, units.FormatSize(int64(fl.Bytes)))
 		for _, n := range names {
 			if v, ok := fl.EndS[n]; ok {
 				fmt.Fprintf(tw, "%s\t", platform.FormatTime(v))

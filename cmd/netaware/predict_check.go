@@ -17,6 +17,7 @@ import (
 	"netaware/platform"
 	"netaware/probe"
 	"netaware/topo"
+	"netaware/units"
 )
 
 func newPredictCheckCmd() *cobra.Command {
@@ -179,7 +180,7 @@ func printCheck(w io.Writer, r *modelcheck.Report, info worldInfo) error {
 	if c.Measured {
 		how = "measured (experiments A and B)"
 	}
-	fmt.Fprintf(w, "%s: %s messages; NIC %s, backbone %s", describeWorld(info), fmtBytes(r.Bytes),
+	fmt.Fprintf(w, "%s: %s messages; NIC %s, backbone %s", describeWorld(info), units.FormatSize(int64(r.Bytes)),
 		platform.FormatBandwidth(1/c.BetaNICSPerByte), platform.FormatBandwidth(1/c.BetaBackboneSPerByte))
 	if c.BackboneAtLeast {
 		fmt.Fprintf(w, " or more (%d flows did not fill it)", c.BackboneFlows)

@@ -11,6 +11,7 @@ import (
 	"netaware/comm"
 	"netaware/probe"
 	"netaware/swarm"
+	"netaware/units"
 )
 
 func newSwarmProbeCmd() *cobra.Command {
@@ -129,7 +130,7 @@ func printSwarm(cmd *cobra.Command, ds *probe.Dataset, info worldInfo, out strin
 		state = "stable"
 	}
 	fmt.Fprintf(w, "probe swarm: %d iterations of %s on %s (%d ranks), %s; %.3f s on rank 0's clock, %s wall\n",
-		len(s.Iterations), fmtBytes(s.Params.Bytes), info.Kind, ds.World.Size, state, s.ClockS, wall.Round(time.Millisecond))
+		len(s.Iterations), units.FormatSize(int64(s.Params.Bytes)), info.Kind, ds.World.Size, state, s.ClockS, wall.Round(time.Millisecond))
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "iteration\troot\ttime\tconnections\tlevels\tNMI with previous\t")
 	for i, it := range s.Iterations {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"netaware/dataset"
 	"netaware/topo"
 )
 
@@ -88,11 +89,11 @@ func TestLGateFig34TreePlan(t *testing.T) {
 		}
 		return r
 	}
-	tree := &Group{Children: []*Group{
-		{Children: []*Group{{Ranks: rng(0, 7)}, {Ranks: rng(8, 15)}}},
-		{Children: []*Group{{Ranks: rng(16, 23)}, {Ranks: rng(24, 31)}}},
+	tree := &dataset.Group{Children: []*dataset.Group{
+		{Children: []*dataset.Group{{Ranks: rng(0, 7)}, {Ranks: rng(8, 15)}}},
+		{Children: []*dataset.Group{{Ranks: rng(16, 23)}, {Ranks: rng(24, 31)}}},
 	}}
-	p := HierarchicalPlan(tree, JoinOne)
+	p := HierarchicalPlan(tree, dataset.JoinOne)
 	checkAllPairsOnce(t, p, rng(0, 31), 32)
 	if len(p.Phases) != 3 || len(p.Phases[0].Lanes) != 4 || len(p.Phases[1].Lanes) != 2 || len(p.Phases[2].Lanes) != 1 {
 		t.Fatalf("phases/lanes: %d", len(p.Phases))
@@ -100,7 +101,7 @@ func TestLGateFig34TreePlan(t *testing.T) {
 	if got := p.Steps(); got != 28+64+256 {
 		t.Errorf("steps %d, want 348", got)
 	}
-	z := HierarchicalPlan(tree, JoinZip)
+	z := HierarchicalPlan(tree, dataset.JoinZip)
 	checkAllPairsOnce(t, z, rng(0, 31), 32)
 	// zip: a join of two groups of n ranks takes n steps of n pairs
 	if got := z.Steps(); got != 28+8+16 {
@@ -109,7 +110,7 @@ func TestLGateFig34TreePlan(t *testing.T) {
 }
 
 func TestCrossStepsZipUneven(t *testing.T) {
-	steps := crossSteps([]int{0, 1}, []int{2, 3, 4}, JoinZip)
+	steps := crossSteps([]int{0, 1}, []int{2, 3, 4}, dataset.JoinZip)
 	if len(steps) != 3 {
 		t.Fatalf("%d steps", len(steps))
 	}
@@ -139,7 +140,7 @@ func TestTreeFromLevels(t *testing.T) {
 	if len(tree.Children) != 2 || len(tree.Children[0].Children) != 2 || len(tree.Leaves()) != 4 {
 		t.Fatalf("tree %+v", tree)
 	}
-	p := HierarchicalPlan(tree, JoinOne)
+	p := HierarchicalPlan(tree, dataset.JoinOne)
 	checkAllPairsOnce(t, p, []int{0, 1, 2, 3, 4, 5, 6, 7}, 8)
 	// 1 step per leaf, 4 per socket join, 16 for the host join
 	if p.Steps() != 1+4+16 {
@@ -150,7 +151,7 @@ func TestTreeFromLevels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkAllPairsOnce(t, HierarchicalPlan(sub, JoinOne), []int{0, 2, 3, 5}, 8)
+	checkAllPairsOnce(t, HierarchicalPlan(sub, dataset.JoinOne), []int{0, 2, 3, 5}, 8)
 	bad := []topo.Level{levels[0], {Name: "x", Groups: [][]int{{0, 2}, {1, 3, 4, 5, 6, 7}}}}
 	if _, err := TreeFromLevels(bad, []int{0, 1, 2, 3, 4, 5, 6, 7}); err == nil {
 		t.Error("a level that does not coarsen the one below was accepted")
@@ -158,7 +159,7 @@ func TestTreeFromLevels(t *testing.T) {
 }
 
 func TestFastTreeSeeded(t *testing.T) {
-	tree := &Group{Children: []*Group{{Ranks: []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}}, {Ranks: []int{10, 11, 12}}}}
+	tree := &dataset.Group{Children: []*dataset.Group{{Ranks: []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}}, {Ranks: []int{10, 11, 12}}}}
 	a, err := FastTree(tree, 0.3, 42)
 	if err != nil {
 		t.Fatal(err)
@@ -220,8 +221,8 @@ func TestPlanValidateRejects(t *testing.T) {
 
 // The fast mode measures every pair of a seeded sample of each group.
 func TestFastSchedulePlan(t *testing.T) {
-	tree := &Group{Children: []*Group{{Ranks: []int{0, 1, 2, 3, 4, 5, 6, 7}}, {Ranks: []int{8, 9, 10, 11, 12, 13, 14, 15}}}}
-	spec := ScheduleSpec{Mode: "fast", Ranks: tree.AllRanks(), Tree: tree, Fraction: 0.5, Seed: 3}
+	tree := &dataset.Group{Children: []*dataset.Group{{Ranks: []int{0, 1, 2, 3, 4, 5, 6, 7}}, {Ranks: []int{8, 9, 10, 11, 12, 13, 14, 15}}}}
+	spec := dataset.ScheduleSpec{Mode: "fast", Ranks: tree.AllRanks(), Tree: tree, Fraction: 0.5, Seed: 3}
 	p, err := PlanOf(spec)
 	if err != nil {
 		t.Fatal(err)
@@ -232,7 +233,7 @@ func TestFastSchedulePlan(t *testing.T) {
 		t.Fatalf("kept %v, want 4 of each group", kept)
 	}
 	checkAllPairsOnce(t, p, kept, 16)
-	if _, err := PlanOf(ScheduleSpec{Mode: "bogus"}); err == nil {
+	if _, err := PlanOf(dataset.ScheduleSpec{Mode: "bogus"}); err == nil {
 		t.Error("unknown mode accepted")
 	}
 }

@@ -18,7 +18,7 @@ func PlanOf(s dataset.ScheduleSpec) (Plan, error) {
 	case "hierarchical", "fast":
 		tree := s.Tree
 		if tree == nil {
-			tree = &Group{Ranks: s.Ranks}
+			tree = &dataset.Group{Ranks: s.Ranks}
 		}
 		if s.Mode == "fast" {
 			var err error
@@ -28,7 +28,7 @@ func PlanOf(s dataset.ScheduleSpec) (Plan, error) {
 		}
 		join := s.Join
 		if join == "" {
-			join = JoinOne
+			join = dataset.JoinOne
 		}
 		return HierarchicalPlan(tree, join), nil
 	case "representative":

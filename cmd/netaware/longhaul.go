@@ -12,9 +12,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"netaware/comm"
+	"netaware/dataset"
 	"netaware/longhaul"
 	"netaware/platform"
-	"netaware/probe"
 	"netaware/topo"
 	"netaware/units"
 )
@@ -152,9 +152,9 @@ func fmtWorldTime(info worldInfo) string {
 
 func newAdviseCmd() *cobra.Command {
 	var (
-		plat, dataset, topoFile, eagerStr, windowStr string
-		share                                        float64
-		asJSON                                       bool
+		plat, dsFile, topoFile, eagerStr, windowStr string
+		share                                       float64
+		asJSON                                      bool
 	)
 	cmd := &cobra.Command{
 		Use:   "advise",
@@ -186,7 +186,7 @@ each pair of groups of --topology's coarsest level with two or more groups).`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&plat, "platform", "", "simulated platform (built-in name or platform.yaml)")
-	f.StringVar(&dataset, "dataset", "", "measured dataset with rtt and bandwidth sections (netaware probe rtt, probe bandwidth)")
+	f.StringVar(&dsFile, "dataset", "", "measured dataset with rtt and bandwidth sections (netaware probe rtt, probe bandwidth)")
 	f.StringVar(&topoFile, "topology", "", "with --dataset: topology.json whose groups are paired")
 	f.Float64Var(&share, "sync-share", 0.5, "largest share of a rendezvous message's time its extra round trip may cost")
 	f.StringVar(&eagerStr, "eager-min", "64KiB", "never advise an eager threshold below this (the MPI library's default)")
@@ -205,7 +205,7 @@ each pair of groups of --topology's coarsest level with two or more groups).`,
 		}
 		var paths []longhaul.Path
 		switch {
-		case plat != "" && dataset != "":
+		case plat != "" && dsFile != "":
 			return usagef("--platform and --dataset are exclusive")
 		case plat != "":
 			p, err := platform.Load(plat)
@@ -216,11 +216,11 @@ each pair of groups of --topology's coarsest level with two or more groups).`,
 				window = int(p.TCP().WindowBytes)
 			}
 			paths = longhaul.PlatformPaths(p)
-		case dataset != "":
+		case dsFile != "":
 			if topoFile == "" {
 				return usagef("--dataset needs --topology (the groups to pair)")
 			}
-			if paths, err = datasetPaths(dataset, topoFile); err != nil {
+			if paths, err = datasetPaths(dsFile, topoFile); err != nil {
 				return err
 			}
 		default:
@@ -253,20 +253,20 @@ type adviseOutput struct {
 }
 
 // datasetPaths reads the group-pair paths of a measured dataset.
-func datasetPaths(dataset, topoFile string) ([]longhaul.Path, error) {
-	ds, err := probe.Load(dataset)
+func datasetPaths(dsFile, topoFile string) ([]longhaul.Path, error) {
+	ds, err := dataset.Load(dsFile)
 	if err != nil {
 		return nil, err
 	}
 	if ds.RTT == nil || ds.Bandwidth == nil {
-		return nil, fmt.Errorf("%s: advise needs rtt and bandwidth sections (netaware probe rtt, netaware probe bandwidth)", dataset)
+		return nil, fmt.Errorf("%s: advise needs rtt and bandwidth sections (netaware probe rtt, netaware probe bandwidth)", dsFile)
 	}
 	t, err := topo.ReadFile(topoFile)
 	if err != nil {
 		return nil, err
 	}
 	if t.Size != ds.World.Size {
-		return nil, fmt.Errorf("%s has %d ranks, %s %d", topoFile, t.Size, dataset, ds.World.Size)
+		return nil, fmt.Errorf("%s has %d ranks, %s %d", topoFile, t.Size, dsFile, ds.World.Size)
 	}
 	var groups [][]int
 	for i := len(t.Levels) - 1; i >= 0; i-- {

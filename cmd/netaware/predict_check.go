@@ -12,10 +12,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"netaware/comm"
+	"netaware/dataset"
 	"netaware/model"
 	"netaware/modelcheck"
 	"netaware/platform"
-	"netaware/probe"
 	"netaware/topo"
 	"netaware/units"
 )
@@ -78,7 +78,7 @@ platform.`,
 		if err != nil {
 			return err
 		}
-		o := modelcheck.Options{Links: links, P: prob, Seed: seed, Pattern: probe.PatternParams{Bytes: b, MaxIter: maxIter, CIWidth: ci}}
+		o := modelcheck.Options{Links: links, P: prob, Seed: seed, Pattern: dataset.PatternParams{Bytes: b, MaxIter: maxIter, CIWidth: ci}}
 		if o.Settings, err = parseSettings(settings); err != nil {
 			return usagef("--settings: %v", err)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"netaware/comm"
+	"netaware/dataset"
 	"netaware/probe"
 	"netaware/swarm"
 	"netaware/units"
@@ -65,7 +66,7 @@ Examples:
 	f.Float64Var(&stableNMI, "stable-nmi", 0.99, "successive hierarchies agree when their NMI reaches this")
 	f.IntVar(&stableIter, "stable-iterations", 2, "stop after this many successive agreements")
 	f.Uint64Var(&seed, "swarm-seed", 1, "seed of the peer sets, the roots and the random choices")
-	f.StringVar(&weight, "weight", probe.WeightRate, "edge weight clustered: rate (fragments per second of waiting) or fragments (Eq. 4.2)")
+	f.StringVar(&weight, "weight", dataset.WeightRate, "edge weight clustered: rate (fragments per second of waiting) or fragments (Eq. 4.2)")
 	f.StringVar(&out, "out", "dataset.json", "dataset file to write (other probes' sections in it are kept)")
 	f.BoolVar(&resume, "resume", false, "continue the interrupted swarm probe of --out")
 	f.BoolVar(&jsonOut, "json", false, "print the swarm section as JSON instead of a table")
@@ -79,14 +80,14 @@ Examples:
 		if err != nil {
 			return err
 		}
-		p := probe.SwarmParams{Bytes: m, MaxIterations: maxIter, StableNMI: stableNMI, StableIterations: stableIter, Weight: weight,
+		p := dataset.SwarmParams{Bytes: m, MaxIterations: maxIter, StableNMI: stableNMI, StableIterations: stableIter, Weight: weight,
 			Swarm: swarm.Params{Fragment: fr, Connections: conns, PeerSet: peers, Pipeline: pipeline, HaveBatch: hb,
 				Choke: choke, ChokeInterval: chokeInterval, Seed: seed}.WithDefaults()}
 		if err := probe.CheckSwarmParams(p); err != nil {
 			return usagef("%v", err)
 		}
 		cf := &campaignFlags{wf: wf, out: out, resume: resume}
-		var ds *probe.Dataset
+		var ds *dataset.Dataset
 		wallStart := time.Now()
 		info, err := runWorld(cmd.Context(), wf, func(ctx context.Context, c comm.Comm) error {
 			if c.Rank() != 0 {
@@ -122,7 +123,7 @@ Examples:
 	return cmd
 }
 
-func printSwarm(cmd *cobra.Command, ds *probe.Dataset, info worldInfo, out string, wall time.Duration) error {
+func printSwarm(cmd *cobra.Command, ds *dataset.Dataset, info worldInfo, out string, wall time.Duration) error {
 	w := cmd.OutOrStdout()
 	s := ds.Swarm
 	state := "stopped at --iterations"

@@ -151,6 +151,16 @@ func racks(nodeOf, rackOf []int) [][]int {
 	return out
 }
 
+// DefaultOptions are the check 'netaware predict check' runs: Table II's
+// nine settings with 500 links each, links kept with probability 0.5, 8 MiB
+// messages (the seed's are >= 10 MB) measured at most 50 times (the seed:
+// 2000) or until their 95% confidence interval is within 2%, and Fig. 8's
+// kind of alltoallv. Bindings are the caller's.
+func DefaultOptions() Options {
+	return Options{Settings: slices.Clone(ZhuSettings), Links: 500, P: 0.5, Seed: 1,
+		Pattern: dataset.PatternParams{Bytes: 8 << 20, MaxIter: 50, CIWidth: 0.02}, Alltoallv: ExampleAlltoallv()}
+}
+
 // Validate checks the options against a world of size ranks before
 // anything runs: bindings, settings the racks can hold, the alltoallv.
 func (o Options) Validate(size int) error {

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -462,5 +463,32 @@ func TestRepresentativePlanBoundsPairsAtOnce(t *testing.T) {
 	}
 	if full, _ := RepresentativePlan(groups[:300], true); len(full.Phases[0].Lanes) != 300 {
 		t.Errorf("without levels the intra phase has %d pairs, want all 300", len(full.Phases[0].Lanes))
+	}
+}
+
+// NewSchedule restricts the groups to the ranks measured and refuses what
+// cannot plan.
+func TestNewSchedule(t *testing.T) {
+	levels := []topo.Level{{Name: "host", Groups: [][]int{{0, 1}, {2, 3}, {4, 5}}}, {Name: "all", Groups: [][]int{{0, 1, 2, 3, 4, 5}}}}
+	spec, err := NewSchedule(ScheduleRequest{Mode: "representative", Ranks: []int{1, 4, 5}, Levels: levels, Parallel: true})
+	if err != nil || !reflect.DeepEqual(spec.Groups, [][]int{{1}, {4, 5}}) || !spec.Parallel || spec.Mode != "representative" {
+		t.Errorf("representative: %+v, %v", spec, err)
+	}
+	spec, err = NewSchedule(ScheduleRequest{Mode: "fast", Ranks: []int{0, 1, 2, 3}, Levels: levels, Join: "zip", Fraction: 0.5, Seed: 3})
+	if err != nil || spec.Tree == nil || spec.Join != dataset.JoinZip || spec.Fraction != 0.5 || spec.Seed != 3 {
+		t.Errorf("fast: %+v, %v", spec, err)
+	}
+	if got := spec.Tree.AllRanks(); !reflect.DeepEqual(got, []int{0, 1, 2, 3}) {
+		t.Errorf("fast tree over %v", got)
+	}
+	for _, r := range []ScheduleRequest{
+		{Mode: "hierarchical", Ranks: []int{0, 1}},
+		{Mode: "representative", Ranks: []int{0, 1}},
+		{Mode: "hierarchical", Ranks: []int{0, 1}, Levels: levels, Join: "sideways"},
+		{Mode: "ring", Ranks: []int{0, 1}},
+	} {
+		if _, err := NewSchedule(r); err == nil {
+			t.Errorf("%+v accepted", r)
+		}
 	}
 }

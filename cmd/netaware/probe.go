@@ -189,49 +189,12 @@ func (cf *campaignFlags) spec(size int, levels []topo.Level) (dataset.ScheduleSp
 	if len(ranks) < 2 {
 		return dataset.ScheduleSpec{}, usagef("%d rank(s) to measure make no pair: a pair probe needs at least two ranks", len(ranks))
 	}
-	spec := dataset.ScheduleSpec{Mode: cf.schedule, Ranks: ranks}
-	switch cf.schedule {
-	case "serial":
-	case "hierarchical", "fast":
-		if levels == nil {
-			return spec, fmt.Errorf("--schedule %s needs --topology", cf.schedule)
-		}
-		tree, err := probe.TreeFromLevels(levels, ranks)
-		if err != nil {
-			return spec, err
-		}
-		spec.Tree = tree
-		if spec.Join, err = dataset.ParseJoinMode(cf.join); err != nil {
-			return spec, err
-		}
-		if cf.schedule == "fast" {
-			spec.Fraction, spec.Seed = cf.fraction, cf.fastSeed
-		}
-	case "representative":
-		if len(levels) == 0 {
-			return spec, fmt.Errorf("--schedule representative needs --topology")
-		}
-		in := map[int]bool{}
-		for _, r := range ranks {
-			in[r] = true
-		}
-		for _, g := range levels[0].Groups {
-			var keep []int
-			for _, r := range g {
-				if in[r] {
-					keep = append(keep, r)
-				}
-			}
-			if len(keep) > 0 {
-				spec.Groups = append(spec.Groups, keep)
-			}
-		}
-		spec.Parallel = cf.parallel
-	default:
-		return spec, fmt.Errorf("--schedule %q: want serial, hierarchical, fast or representative", cf.schedule)
+	spec, err := probe.NewSchedule(probe.ScheduleRequest{Mode: cf.schedule, Ranks: ranks, Levels: levels, Join: cf.join,
+		Fraction: cf.fraction, Seed: cf.fastSeed, Parallel: cf.parallel})
+	if err != nil {
+		return spec, fmt.Errorf("--schedule %s: %w", cf.schedule, err)
 	}
-	_, err = probe.PlanOf(spec)
-	return spec, err
+	return spec, nil
 }
 
 func (cf *campaignFlags) worldDesc(size int) dataset.World {

@@ -114,11 +114,6 @@ built-in simulated platform ` + defaultPlatform + ` and says so.`,
 	return cmd
 }
 
-func (o *discoverOptions) complete(cmd *cobra.Command, args []string) error {
-	o.completeStreams(cmd)
-	return nil
-}
-
 func (o *discoverOptions) validate() error {
 	opt := discover.DefaultOptions()
 	lv, err := discover.ParseLevel(o.level)

@@ -76,11 +76,6 @@ helpers unnecessary.`,
 	return cmd
 }
 
-func (o *longhaulOptions) complete(cmd *cobra.Command, args []string) error {
-	o.completeStreams(cmd)
-	return nil
-}
-
 func (o *longhaulOptions) validate() error {
 	size, err := parseSize("size", o.sizeStr)
 	if err != nil {
@@ -233,11 +228,6 @@ each pair of groups of --topology's coarsest level with two or more groups).`,
 	f.StringVar(&o.windowStr, "window", "", "the TCP window in use (default: the platform's tcp.window_bytes; none: no pieces column)")
 	f.BoolVar(&o.asJSON, "json", o.asJSON, "print JSON instead of text")
 	return cmd
-}
-
-func (o *adviseOptions) complete(cmd *cobra.Command, args []string) error {
-	o.completeStreams(cmd)
-	return nil
 }
 
 func (o *adviseOptions) validate() error {

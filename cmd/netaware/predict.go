@@ -101,11 +101,6 @@ network (seed 001 Sect. 7).`,
 	return cmd
 }
 
-func (o *predictOptions) complete(cmd *cobra.Command, args []string) error {
-	o.completeStreams(cmd)
-	return nil
-}
-
 func (o *predictOptions) validate() error {
 	if o.model == "" {
 		return usagef("predict: --model is required")

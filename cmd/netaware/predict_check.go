@@ -85,11 +85,6 @@ platform.`,
 	return cmd
 }
 
-func (o *predictCheckOptions) complete(cmd *cobra.Command, args []string) error {
-	o.completeStreams(cmd)
-	return nil
-}
-
 func (o *predictCheckOptions) validate() error {
 	b, err := parseSize("size", o.size)
 	if err != nil {

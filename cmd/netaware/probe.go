@@ -355,11 +355,6 @@ Example:
 	return cmd
 }
 
-func (o *pairProbeOptions) complete(cmd *cobra.Command, args []string) error {
-	o.completeStreams(cmd)
-	return nil
-}
-
 func (o *pairProbeOptions) validate() error {
 	cf := o.campaign
 	cp := &probe.Campaign{Kind: o.kind, Resume: cf.resume, NoClockCorrection: cf.noClock}
@@ -616,11 +611,6 @@ Example:
 	return cmd
 }
 
-func (o *patternProbeOptions) complete(cmd *cobra.Command, args []string) error {
-	o.completeStreams(cmd)
-	return nil
-}
-
 func (o *patternProbeOptions) validate() error {
 	b, err := parseSize("size", o.size)
 	if err != nil {
@@ -775,11 +765,6 @@ Example:
 	cmd.Flags().StringVar(&o.outFile, "out", "", "also store the identities in this dataset")
 	cmd.Flags().BoolVar(&o.asJSON, "json", false, "print JSON")
 	return cmd
-}
-
-func (o *identityProbeOptions) complete(cmd *cobra.Command, args []string) error {
-	o.completeStreams(cmd)
-	return nil
 }
 
 func (o *identityProbeOptions) validate() error { return nil }

@@ -86,11 +86,6 @@ Examples:
 	return cmd
 }
 
-func (o *swarmProbeOptions) complete(cmd *cobra.Command, args []string) error {
-	o.completeStreams(cmd)
-	return nil
-}
-
 func (o *swarmProbeOptions) validate() error {
 	var err error
 	if o.params.Bytes, err = parseSize("size", o.size); err != nil {

@@ -150,3 +150,16 @@ func matrixN(m *Matrix) int {
 	}
 	return m.N
 }
+
+// Distances reads the matrix as distances (the similarity their inverse),
+// or with bandwidth as bandwidths (the similarity; the distance 1/bw), for
+// Run.
+func (lm *LabeledMatrix) Distances(bandwidth bool) (dist, sim *Matrix, err error) {
+	if !bandwidth {
+		return lm.M, InverseSimilarity(lm.M), nil
+	}
+	if dist, err = BandwidthDistance(lm.M); err != nil {
+		return nil, nil, err
+	}
+	return dist, lm.M, nil
+}

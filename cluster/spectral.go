@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sort"
 
 	"gonum.org/v1/gonum/mat"
+
+	"netaware/metrics"
 )
 
 // KMeansOptions tunes KMeans. Zero values take the defaults.
@@ -211,9 +212,9 @@ func GaussianAffinity(d *Matrix, sigma float64) (*Matrix, error) {
 	return a, nil
 }
 
-// medianPositive is the median of the positive off-diagonal entries (0 if
-// none).
-func medianPositive(d *Matrix) float64 {
+// positiveDistances lists the positive off-diagonal entries of d, once a
+// pair.
+func positiveDistances(d *Matrix) []float64 {
 	var v []float64
 	for i := 0; i < d.N; i++ {
 		for j := i + 1; j < d.N; j++ {
@@ -222,11 +223,7 @@ func medianPositive(d *Matrix) float64 {
 			}
 		}
 	}
-	if len(v) == 0 {
-		return 0
-	}
-	sort.Float64s(v)
-	return v[len(v)/2]
+	return v
 }
 
 // Spectral clusters the points of distance matrix d into k groups with the
@@ -266,7 +263,10 @@ func NewSpectralEmbedding(d *Matrix, sigma float64) (*SpectralEmbedding, error) 
 	}
 	n := d.N
 	if sigma == 0 {
-		sigma = medianPositive(d)
+		// The typical distance: points closer than it share a block.
+		if v := positiveDistances(d); len(v) > 0 {
+			sigma = metrics.Median(v)
+		}
 		if sigma == 0 {
 			sigma = 1 // all points coincide: any width gives one block
 		}

@@ -92,7 +92,7 @@ type Options struct {
 	// Method is MethodAuto (""), MethodRTTTree or MethodSwarm.
 	Method string
 	// Swarm parameterizes the swarm probe (zero: DiscoverSwarmParams).
-	Swarm probe.SwarmParams
+	Swarm dataset.SwarmParams
 }
 
 // DefaultOptions are the standard discovery.
@@ -354,7 +354,7 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 	if err != nil {
 		return nil, fmt.Errorf("discover: swarm decision: %w", err)
 	}
-	var sec *probe.SwarmSection
+	var sec *dataset.SwarmSection
 	if len(flag) == 1 && flag[0] == 1 {
 		progress("swarm broadcasts: latency alone cannot be trusted here (no level between hosts and all, real-network noise, or thorough)")
 		if sec, err = swarmPhase(ctx, c, swarmReps, opt); err != nil {
@@ -1068,7 +1068,7 @@ func shareInts(ctx context.Context, c comm.Comm, v []int) ([]int, error) {
 	return out, nil
 }
 
-func methodName(sec *probe.SwarmSection) string {
+func methodName(sec *dataset.SwarmSection) string {
 	if sec != nil {
 		return "rtt-tree+agglomerative+swarm"
 	}

@@ -7,6 +7,7 @@ import (
 
 	"netaware/cluster"
 	"netaware/comm"
+	"netaware/dataset"
 	"netaware/probe"
 	"netaware/topo"
 )
@@ -42,7 +43,7 @@ const minSwarmHosts = 4
 // DiscoverSwarmParams are the swarm probe's parameters in discover: 4 MiB
 // broadcasts, at most 5 iterations (the acceptance of seed 000's
 // platforms is reached within 3).
-func DiscoverSwarmParams() probe.SwarmParams {
+func DiscoverSwarmParams() dataset.SwarmParams {
 	p := probe.DefaultSwarmParams()
 	p.MaxIterations = 5
 	return p
@@ -50,7 +51,7 @@ func DiscoverSwarmParams() probe.SwarmParams {
 
 // swarmPhase runs the swarm probe among reps (nil: every rank); rank 0
 // returns the section, indexed by position in reps.
-func swarmPhase(ctx context.Context, c comm.Comm, reps []int, opt Options) (*probe.SwarmSection, error) {
+func swarmPhase(ctx context.Context, c comm.Comm, reps []int, opt Options) (*dataset.SwarmSection, error) {
 	sub := c
 	if reps != nil {
 		if reps[0] != 0 {
@@ -66,9 +67,9 @@ func swarmPhase(ctx context.Context, c comm.Comm, reps []int, opt Options) (*pro
 			sub = s
 		}
 	}
-	var ds *probe.Dataset
+	var ds *dataset.Dataset
 	if sub != nil && sub.Rank() == 0 {
-		ds = &probe.Dataset{World: probe.World{Size: sub.Size()}}
+		ds = &dataset.Dataset{World: dataset.World{Size: sub.Size()}}
 	}
 	if sub != nil && sub.Size() > 1 {
 		p := opt.Swarm
@@ -96,7 +97,7 @@ func swarmPhase(ctx context.Context, c comm.Comm, reps []int, opt Options) (*pro
 // swarmLevels turns the swarm's hierarchy over reps into levels of all n
 // ranks (the ranks of a host go with their representative), finest first,
 // without "all", and the bandwidth tree over the finest level's groups.
-func swarmLevels(n int, sec *probe.SwarmSection, reps []int, hosts [][]int) ([]topo.Level, *topo.BandwidthTree, error) {
+func swarmLevels(n int, sec *dataset.SwarmSection, reps []int, hosts [][]int) ([]topo.Level, *topo.BandwidthTree, error) {
 	if sec == nil || len(sec.Iterations) == 0 {
 		return nil, nil, nil
 	}
@@ -142,7 +143,7 @@ func swarmLevels(n int, sec *probe.SwarmSection, reps []int, hosts [][]int) ([]t
 	// the labels of h[0] number them by first representative, which is
 	// the same order since representatives are their hosts' first ranks.
 	unit := "fragments/s"
-	if sec.Params.Weight == probe.WeightFragments {
+	if sec.Params.Weight == dataset.WeightFragments {
 		unit = "fragments"
 	}
 	bt := &topo.BandwidthTree{Level: levels[0].Name, Groups: levels[0].Groups, Unit: unit}
@@ -226,7 +227,7 @@ func runSwarmMethod(ctx context.Context, c comm.Comm, opt Options) (*Outcome, er
 	}
 	out.Identities = ids
 	out.Clustered = reps
-	ds := &probe.Dataset{World: probe.World{Size: c.Size()}, Ranks: ids, Swarm: sec}
+	ds := &dataset.Dataset{World: dataset.World{Size: c.Size()}, Ranks: ids, Swarm: sec}
 	if sec != nil && len(reps) != c.Size() {
 		// The counts are indexed by representative: the dataset's are by
 		// world rank.
@@ -256,15 +257,15 @@ func runSwarmMethod(ctx context.Context, c comm.Comm, opt Options) (*Outcome, er
 	return out, nil
 }
 
-func unitWeight(sec *probe.SwarmSection) string {
+func unitWeight(sec *dataset.SwarmSection) string {
 	if sec.Params.Weight == "" {
-		return probe.WeightRate
+		return dataset.WeightRate
 	}
 	return sec.Params.Weight
 }
 
 // swarmPairs counts the pairs that exchanged fragments.
-func swarmPairs(sec *probe.SwarmSection) int {
+func swarmPairs(sec *dataset.SwarmSection) int {
 	if sec == nil {
 		return 0
 	}
@@ -279,12 +280,12 @@ func swarmPairs(sec *probe.SwarmSection) int {
 
 // remapSwarm renames a section's ranks from positions in reps to world
 // ranks.
-func remapSwarm(sec *probe.SwarmSection, reps []int) *probe.SwarmSection {
+func remapSwarm(sec *dataset.SwarmSection, reps []int) *dataset.SwarmSection {
 	out := *sec
-	out.Iterations = make([]probe.SwarmIteration, len(sec.Iterations))
+	out.Iterations = make([]dataset.SwarmIteration, len(sec.Iterations))
 	for i, it := range sec.Iterations {
 		it.Root = reps[it.Root]
-		counts := make([]probe.SwarmCount, len(it.Counts))
+		counts := make([]dataset.SwarmCount, len(it.Counts))
 		for j, c := range it.Counts {
 			c.From, c.To = reps[c.From], reps[c.To]
 			counts[j] = c

@@ -11,6 +11,14 @@ import (
 	"netaware/platform"
 )
 
+// Advise's defaults: a rendezvous round trip may cost at most half of a
+// message's transfer, and the eager threshold never goes below 64 KiB,
+// the MPI libraries' own default.
+const (
+	DefaultSyncShare = 0.5
+	DefaultMinEager  = 64 << 10
+)
+
 // Path is one link or group pair to advise on: its bottleneck bandwidth
 // and round-trip time.
 type Path struct {

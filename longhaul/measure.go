@@ -25,6 +25,14 @@ type MeasureOptions struct {
 	Tag      int // first of the user tags Measure uses (it uses len(configs)+2)
 }
 
+// DefaultMeasureOptions are the experiment 'netaware longhaul' runs: a
+// 64 MiB message, 1, 2, 3 and 5 helpers per side, the median of 3
+// transfers, and Eq. 3.2's pick within 5% of its best prediction. Dst is
+// -1: the caller chooses (the CLI takes the middle rank).
+func DefaultMeasureOptions() MeasureOptions {
+	return MeasureOptions{Src: 0, Dst: -1, Size: 64 << 20, Helpers: []int{1, 2, 3, 5}, Reps: 3, Tol: 0.05, Tag: 7100}
+}
+
 // Row is one measured configuration.
 type Row struct {
 	HelpersPerSide int     `json:"helpers_per_side"`

@@ -102,18 +102,25 @@ func LevelStatistics(levels []topo.Level, n int, rtt, bw []PairValue) []LevelSta
 	rs, bs := LevelSplits(levels, n, rtt), LevelSplits(levels, n, bw)
 	out := make([]LevelStats, len(levels))
 	for li, l := range levels {
-		sizes := make([]float64, len(l.Groups))
-		for gi, g := range l.Groups {
-			sizes[gi] = float64(len(g))
-		}
 		s := LevelStats{Name: l.Name, Groups: len(l.Groups)}
-		if len(sizes) > 0 {
-			s.SizeMin, s.SizeMax, s.SizeMedian = slices.Min(sizes), slices.Max(sizes), Median(sizes)
-		}
+		s.SizeMin, s.SizeMedian, s.SizeMax = GroupSizes(l)
 		s.RTTWithin, s.RTTBetween = rs[li].Within, rs[li].Between
 		s.PairsWithin, s.PairsBetween = rs[li].PairsWithin, rs[li].PairsBetween
 		s.BWWithin, s.BWBetween = bs[li].Within, bs[li].Between
 		out[li] = s
 	}
 	return out
+}
+
+// GroupSizes is the smallest, the median (Median) and the largest size of
+// a level's groups; zeros for a level without groups.
+func GroupSizes(l topo.Level) (lo, median, hi float64) {
+	if len(l.Groups) == 0 {
+		return 0, 0, 0
+	}
+	sizes := make([]float64, len(l.Groups))
+	for i, g := range l.Groups {
+		sizes[i] = float64(len(g))
+	}
+	return slices.Min(sizes), Median(sizes), slices.Max(sizes)
 }

@@ -59,3 +59,21 @@ func TestLevelSplitsByHand(t *testing.T) {
 		t.Errorf("host statistics %+v", st[0])
 	}
 }
+
+func TestGroupSizes(t *testing.T) {
+	for _, tc := range []struct {
+		groups         [][]int
+		lo, median, hi float64
+	}{
+		{nil, 0, 0, 0},
+		{[][]int{{0, 1, 2}}, 3, 3, 3},
+		{[][]int{{0}, {1, 2, 3}, {4, 5}}, 1, 2, 3},
+		{[][]int{{0}, {1, 2, 3, 4}, {5, 6}, {7, 8}}, 1, 2, 4}, // 1 2 2 4
+		{[][]int{{0, 1, 2, 3}, {4}}, 1, 1, 4},                 // an even count: the lower middle
+	} {
+		lo, med, hi := GroupSizes(topo.Level{Groups: tc.groups})
+		if lo != tc.lo || med != tc.median || hi != tc.hi {
+			t.Errorf("%v: %g/%g/%g, want %g/%g/%g", tc.groups, lo, med, hi, tc.lo, tc.median, tc.hi)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"netaware/dataset"
 	"netaware/probe"
 	"netaware/topo"
 )
@@ -18,7 +19,7 @@ import (
 // model with the ranks' bindings to hosts and racks, when the topology's
 // tree carries measured bandwidths (not the backbone's: see
 // contentionFromTopology).
-func FromDiscovery(d *probe.Dataset, t *topo.Topology) (*File, error) {
+func FromDiscovery(d *dataset.Dataset, t *topo.Topology) (*File, error) {
 	if d == nil || d.PLogP == nil {
 		return nil, fmt.Errorf("model from discovery: the dataset has no plogp section (discover --level fast measures none)")
 	}
@@ -43,7 +44,7 @@ func FromDiscovery(d *probe.Dataset, t *topo.Topology) (*File, error) {
 // hockneyFromPLogP fits alpha + beta m to L + g(m) over the measured sizes
 // of every pair (no groups) or of all pairs of each ordered group pair,
 // keeping the group pairs FromDataset kept (stand-ins included).
-func hockneyFromPLogP(f *File, d *probe.Dataset) (*HockneySection, error) {
+func hockneyFromPLogP(f *File, d *dataset.Dataset) (*HockneySection, error) {
 	type pts struct{ x, y []float64 }
 	by := map[[2]int]*pts{}
 	var keys [][2]int

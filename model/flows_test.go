@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"netaware/probe"
+	"netaware/dataset"
 	"netaware/topo"
 )
 
@@ -214,13 +214,13 @@ func TestPredictReportsEveryModel(t *testing.T) {
 // edges, never the backbone.
 func TestFromDiscoveryFitsHockneyToPLogP(t *testing.T) {
 	sizes := []int{0, 1024, 65536, 1 << 20}
-	res := probe.PLogPResult{LS: 20e-6}
+	res := dataset.PLogPResult{LS: 20e-6}
 	for _, m := range sizes {
-		res.Sizes = append(res.Sizes, probe.PLogPSize{Bytes: m, GS: 30e-6 + float64(m)*1e-8})
+		res.Sizes = append(res.Sizes, dataset.PLogPSize{Bytes: m, GS: 30e-6 + float64(m)*1e-8})
 	}
-	d := &probe.Dataset{World: probe.World{Kind: "sim", Size: 4}, PLogP: &probe.PLogPSection{
-		Schedule: probe.ScheduleSpec{Mode: "representative", Groups: [][]int{{0, 1}, {2, 3}}},
-		Pairs:    []probe.PairResult[probe.PLogPResult]{{A: 0, B: 1, Result: res}, {A: 0, B: 2, Result: res}, {A: 2, B: 3, Result: res}}}}
+	d := &dataset.Dataset{World: dataset.World{Kind: "sim", Size: 4}, PLogP: &dataset.PLogPSection{
+		Schedule: dataset.ScheduleSpec{Mode: "representative", Groups: [][]int{{0, 1}, {2, 3}}},
+		Pairs:    []dataset.PairResult[dataset.PLogPResult]{{A: 0, B: 1, Result: res}, {A: 0, B: 2, Result: res}, {A: 2, B: 3, Result: res}}}}
 	bw := func(x float64) *float64 { return &x }
 	rank := func(r int) *int { return &r }
 	tp := &topo.Topology{Version: topo.Version, Size: 4,

@@ -14,6 +14,7 @@ import (
 	"slices"
 
 	"netaware/comm"
+	"netaware/dataset"
 	"netaware/model"
 	"netaware/probe"
 )
@@ -40,7 +41,7 @@ type Options struct {
 	// Seed + 1000003*s + i.
 	Seed uint64
 	// Pattern: message size and stopping rule of every measurement.
-	Pattern probe.PatternParams
+	Pattern dataset.PatternParams
 	// NodeOf and RackOf bind ranks to nodes and racks (model.Bindings);
 	// the check uses the first rank of every node.
 	NodeOf, RackOf []int
@@ -150,6 +151,16 @@ func racks(nodeOf, rackOf []int) [][]int {
 	return out
 }
 
+// DefaultOptions are the check 'netaware predict check' runs: Table II's
+// nine settings with 500 links each, links kept with probability 0.5, 8 MiB
+// messages (the seed's are >= 10 MB) measured at most 50 times (the seed:
+// 2000) or until their 95% confidence interval is within 2%, and Fig. 8's
+// kind of alltoallv. Bindings are the caller's.
+func DefaultOptions() Options {
+	return Options{Settings: slices.Clone(ZhuSettings), Links: 500, P: 0.5, Seed: 1,
+		Pattern: dataset.PatternParams{Bytes: 8 << 20, MaxIter: 50, CIWidth: 0.02}, Alltoallv: ExampleAlltoallv()}
+}
+
 // Validate checks the options against a world of size ranks before
 // anything runs: bindings, settings the racks can hold, the alltoallv.
 func (o Options) Validate(size int) error {
@@ -212,7 +223,7 @@ func Run(ctx context.Context, c comm.Comm, o Options) (*Report, error) {
 	// Every rank draws the same patterns, so they agree on what to run.
 	type drawn struct {
 		setting int
-		links   []probe.Link
+		links   []dataset.Link
 	}
 	var plan []drawn
 	for si, s := range o.Settings {
@@ -222,7 +233,7 @@ func Run(ctx context.Context, c comm.Comm, o Options) (*Report, error) {
 			if i > 100*o.Links {
 				return nil, fmt.Errorf("modelcheck: setting %d: too few links drawn (p = %g)", si, o.P)
 			}
-			l, err := probe.RandomPattern(probe.PatternGenerator{Nodes: nodes, D: s.D, P: o.P, Seed: o.Seed + 1000003*uint64(si) + uint64(i)})
+			l, err := probe.RandomPattern(dataset.PatternGenerator{Nodes: nodes, D: s.D, P: o.P, Seed: o.Seed + 1000003*uint64(si) + uint64(i)})
 			if err != nil {
 				return nil, err
 			}
@@ -305,8 +316,8 @@ func Run(ctx context.Context, c comm.Comm, o Options) (*Report, error) {
 // between its own pair of processes; with one rank per node, the two
 // messages of a link drawn twice would share one connection and queue
 // behind each other, which neither model describes.
-func dedupe(ls []probe.Link) []probe.Link {
-	seen := map[probe.Link]bool{}
+func dedupe(ls []dataset.Link) []dataset.Link {
+	seen := map[dataset.Link]bool{}
 	out := ls[:0:0]
 	for _, l := range ls {
 		if !seen[l] {
@@ -318,7 +329,7 @@ func dedupe(ls []probe.Link) []probe.Link {
 }
 
 // compare predicts one measured pattern with both models.
-func compare(links []probe.Link, res *probe.PatternResult, bytes int, asym, fair *model.Contention) ([]Link, int, error) {
+func compare(links []dataset.Link, res *dataset.PatternResult, bytes int, asym, fair *model.Contention) ([]Link, int, error) {
 	flows := make([]model.Flow, len(links))
 	for i, l := range links {
 		b := l.Bytes
@@ -429,7 +440,7 @@ func calibrate(ctx context.Context, c comm.Comm, o Options, rk [][]int) (Calibra
 		default:
 			return cal, fmt.Errorf("modelcheck: one node: no link to calibrate a NIC on")
 		}
-		res, err := probe.RunPattern(ctx, c, []probe.Link{{Src: a, Dst: b}}, o.Pattern)
+		res, err := probe.RunPattern(ctx, c, []dataset.Link{{Src: a, Dst: b}}, o.Pattern)
 		if err != nil {
 			return cal, fmt.Errorf("modelcheck: experiment A: %w", err)
 		}
@@ -443,9 +454,9 @@ func calibrate(ctx context.Context, c comm.Comm, o Options, rk [][]int) (Calibra
 			cal.BetaBackboneSPerByte = cal.BetaNICSPerByte // no backbone is crossed
 		} else {
 			k := min(len(rk[0]), len(rk[1]))
-			var links []probe.Link
+			var links []dataset.Link
 			for i := range k {
-				links = append(links, probe.Link{Src: rk[0][i], Dst: rk[1][i]})
+				links = append(links, dataset.Link{Src: rk[0][i], Dst: rk[1][i]})
 			}
 			res, err := probe.RunPattern(ctx, c, links, o.Pattern)
 			if err != nil {
@@ -473,11 +484,11 @@ func calibrate(ctx context.Context, c comm.Comm, o Options, rk [][]int) (Calibra
 // alltoallv measures the alltoallv as one pattern with per-link sizes and
 // predicts it with both models.
 func alltoallv(ctx context.Context, c comm.Comm, o Options, ranks []int, asym, fair *model.Contention) (*Alltoallv, error) {
-	var links []probe.Link
+	var links []dataset.Link
 	for i, row := range o.Alltoallv {
 		for j, b := range row {
 			if i != j && b > 0 {
-				links = append(links, probe.Link{Src: ranks[i], Dst: ranks[j], Bytes: int(math.Round(b))})
+				links = append(links, dataset.Link{Src: ranks[i], Dst: ranks[j], Bytes: int(math.Round(b))})
 			}
 		}
 	}

@@ -8,9 +8,9 @@ import (
 
 	"netaware/comm"
 	"netaware/comm/sim"
+	"netaware/dataset"
 	"netaware/model"
 	"netaware/platform"
-	"netaware/probe"
 	"netaware/topo"
 )
 
@@ -24,7 +24,7 @@ func zhuOptions(t *testing.T) (*platform.Platform, Options) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return p, Options{P: 0.5, Seed: 1, NodeOf: node, RackOf: rack, Pattern: probe.PatternParams{Bytes: 4 << 20, MaxIter: 30}}
+	return p, Options{P: 0.5, Seed: 1, NodeOf: node, RackOf: rack, Pattern: dataset.PatternParams{Bytes: 4 << 20, MaxIter: 30}}
 }
 
 func runCheck(t *testing.T, p *platform.Platform, o Options) *Report {
@@ -148,7 +148,7 @@ func TestOptionsRejected(t *testing.T) {
 			t.Errorf("%s: accepted", name)
 		}
 	}
-	if d := dedupe([]probe.Link{{Src: 1, Dst: 2}, {Src: 1, Dst: 2}, {Src: 2, Dst: 1}}); len(d) != 2 {
+	if d := dedupe([]dataset.Link{{Src: 1, Dst: 2}, {Src: 1, Dst: 2}, {Src: 2, Dst: 1}}); len(d) != 2 {
 		t.Errorf("dedupe %v", d)
 	}
 }
@@ -163,7 +163,7 @@ func TestZhuTableIINineSettingsInSimulator(t *testing.T) {
 	}
 	p, o := zhuOptions(t)
 	o.Settings, o.Links = ZhuSettings, 500
-	o.Pattern = probe.PatternParams{Bytes: 8 << 20, MaxIter: 50}
+	o.Pattern = dataset.PatternParams{Bytes: 8 << 20, MaxIter: 50}
 	rep := runCheck(t, p, o)
 	for _, r := range append(rep.Rows, rep.Total) {
 		t.Logf("|N| %d d %d: %d links, %.1f steps, within 10%%: asymmetric %.1f%%, fairness %.1f%%", r.Nodes, r.D, r.Links, r.Steps, 100*r.Within10Asym, 100*r.Within10Fair)

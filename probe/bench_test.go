@@ -9,14 +9,15 @@ import (
 
 	"netaware/comm"
 	"netaware/comm/sim"
+	"netaware/dataset"
 	"netaware/platform"
 	"netaware/topo"
 )
 
 // benchCampaign runs an all-pairs PLogP campaign up to 2 MiB on fram-like
 // (noise off) with the given schedule and reports its virtual time.
-func benchCampaign(b *testing.B, p *platform.Platform, spec ScheduleSpec, sync Sync) {
-	params := PLogPParams{MaxBytes: 2 << 20, Reps: 1, SatStart: 10, SatMax: 20, SatMaxBytes: -1, MaxExtra: -2}
+func benchCampaign(b *testing.B, p *platform.Platform, spec dataset.ScheduleSpec, sync Sync) {
+	params := dataset.PLogPParams{MaxBytes: 2 << 20, Reps: 1, SatStart: 10, SatMax: 20, SatMaxBytes: -1, MaxExtra: -2}
 	for i := 0; i < b.N; i++ {
 		plan, err := SharedPlanOf(spec)
 		if err != nil {
@@ -57,15 +58,15 @@ func BenchmarkLGateCampaignFramLike(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Run("serial", func(b *testing.B) { benchCampaign(b, p, ScheduleSpec{Mode: "serial", Ranks: ranks}, SyncToken) })
+	b.Run("serial", func(b *testing.B) { benchCampaign(b, p, dataset.ScheduleSpec{Mode: "serial", Ranks: ranks}, SyncToken) })
 	b.Run("hierarchical-truth", func(b *testing.B) {
-		benchCampaign(b, p, ScheduleSpec{Mode: "hierarchical", Ranks: ranks, Tree: tree, Join: JoinOne}, SyncToken)
+		benchCampaign(b, p, dataset.ScheduleSpec{Mode: "hierarchical", Ranks: ranks, Tree: tree, Join: dataset.JoinOne}, SyncToken)
 	})
 	b.Run("hierarchical-hosts", func(b *testing.B) {
-		benchCampaign(b, p, ScheduleSpec{Mode: "hierarchical", Ranks: ranks, Tree: hostOnly, Join: JoinOne}, SyncToken)
+		benchCampaign(b, p, dataset.ScheduleSpec{Mode: "hierarchical", Ranks: ranks, Tree: hostOnly, Join: dataset.JoinOne}, SyncToken)
 	})
 	b.Run("hierarchical-hosts-zip", func(b *testing.B) {
-		benchCampaign(b, p, ScheduleSpec{Mode: "hierarchical", Ranks: ranks, Tree: hostOnly, Join: JoinZip}, SyncToken)
+		benchCampaign(b, p, dataset.ScheduleSpec{Mode: "hierarchical", Ranks: ranks, Tree: hostOnly, Join: dataset.JoinZip}, SyncToken)
 	})
 }
 
@@ -78,7 +79,7 @@ func BenchmarkLGateCampaignFramLike(b *testing.B) {
 // NETAWARE_BENCH_PER_HOST before trusting it at 32.
 func BenchmarkLGateCampaignModel(b *testing.B) {
 	p, ranks, _, tree := framLikeTruth(b)
-	params := PLogPParams{MaxBytes: 2 << 20, Reps: 1, SatStart: 10, SatMax: 20, SatMaxBytes: -1, MaxExtra: -2}
+	params := dataset.PLogPParams{MaxBytes: 2 << 20, Reps: 1, SatStart: 10, SatMax: 20, SatMaxBytes: -1, MaxExtra: -2}
 	// pair classes by route: latency and bottleneck identify them
 	type class struct{ lat, bw float64 }
 	classOf := func(a, b int) class {
@@ -131,7 +132,7 @@ func BenchmarkLGateCampaignModel(b *testing.B) {
 	}
 	for i := 0; i < b.N; i++ {
 		s := cost(SerialPlan(ranks))
-		h := cost(HierarchicalPlan(tree, JoinOne))
+		h := cost(HierarchicalPlan(tree, dataset.JoinOne))
 		b.ReportMetric(s, "serial-virtual-s")
 		b.ReportMetric(h, "hier-virtual-s")
 		b.Logf("P=%d: predicted serial %.4gs, hierarchical (truth, join one) %.4gs, ratio %.2fx; classes %v", n, s, h, s/h, dur)
@@ -141,7 +142,7 @@ func BenchmarkLGateCampaignModel(b *testing.B) {
 // framLikeTruth places NETAWARE_BENCH_PER_HOST ranks per host (default 32:
 // P = 512) on fram-like and returns its ranks, its ground-truth levels and
 // their group tree.
-func framLikeTruth(b *testing.B) (*platform.Platform, []int, []topo.Level, *Group) {
+func framLikeTruth(b *testing.B) (*platform.Platform, []int, []topo.Level, *dataset.Group) {
 	b.Helper()
 	perHost := 32
 	if v, err := strconv.Atoi(os.Getenv("NETAWARE_BENCH_PER_HOST")); err == nil && v > 0 {

@@ -11,6 +11,7 @@ import (
 	"netaware/comm"
 	"netaware/comm/local"
 	"netaware/comm/sim"
+	"netaware/dataset"
 	"netaware/platform"
 	"netaware/topo"
 )
@@ -18,10 +19,10 @@ import (
 var errInjected = errors.New("injected interruption")
 
 // runCampaignLocal runs a campaign on n in-process ranks; rank 0 fills ds.
-func runCampaignLocal(t *testing.T, n int, cp *Campaign, ds *Dataset, hooks RunHooks) error {
+func runCampaignLocal(t *testing.T, n int, cp *Campaign, ds *dataset.Dataset, hooks RunHooks) error {
 	t.Helper()
 	return local.Run(withTimeout(t), n, func(ctx context.Context, c comm.Comm) error {
-		var d *Dataset
+		var d *dataset.Dataset
 		if c.Rank() == 0 {
 			d = ds
 		}
@@ -36,12 +37,12 @@ func TestCampaignSerialAndHierarchicalLocal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, spec := range []ScheduleSpec{
+	for _, spec := range []dataset.ScheduleSpec{
 		{Mode: "serial", Ranks: ranks},
-		{Mode: "hierarchical", Ranks: ranks, Tree: tree, Join: JoinZip},
+		{Mode: "hierarchical", Ranks: ranks, Tree: tree, Join: dataset.JoinZip},
 	} {
 		for _, sync := range []Sync{SyncBarrier, SyncToken} {
-			ds := &Dataset{World: World{Kind: "local", Size: 6}}
+			ds := &dataset.Dataset{World: dataset.World{Kind: "local", Size: 6}}
 			var progress [][2]int
 			cp := &Campaign{Kind: "rtt", Schedule: spec, Sync: sync}
 			err := runCampaignLocal(t, 6, cp, ds, RunHooks{Progress: func(d, n int) { progress = append(progress, [2]int{d, n}) }})
@@ -75,11 +76,11 @@ func TestCampaignResumeAfterInterruption(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "dataset.json")
 	ranks := []int{0, 1, 2, 3, 4}
-	cp := &Campaign{Kind: "plogp", Schedule: ScheduleSpec{Mode: "serial", Ranks: ranks},
-		PLogP: PLogPParams{MaxBytes: 64, Reps: 2, SatMax: 40}}
-	ds := &Dataset{World: World{Kind: "local", Size: 5}}
+	cp := &Campaign{Kind: "plogp", Schedule: dataset.ScheduleSpec{Mode: "serial", Ranks: ranks},
+		PLogP: dataset.PLogPParams{MaxBytes: 64, Reps: 2, SatMax: 40}}
+	ds := &dataset.Dataset{World: dataset.World{Kind: "local", Size: 5}}
 	seen := 0
-	err := runCampaignLocal(t, 5, cp, ds, RunHooks{Checkpoint: func(d *Dataset, final bool) error {
+	err := runCampaignLocal(t, 5, cp, ds, RunHooks{Checkpoint: func(d *dataset.Dataset, final bool) error {
 		if err := d.Save(path); err != nil {
 			return err
 		}
@@ -92,7 +93,7 @@ func TestCampaignResumeAfterInterruption(t *testing.T) {
 	if !errors.Is(err, errInjected) {
 		t.Fatalf("interrupted run: %v", err)
 	}
-	saved, err := Load(path)
+	saved, err := dataset.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,13 +104,13 @@ func TestCampaignResumeAfterInterruption(t *testing.T) {
 	measured := 0
 	cp.Resume = true
 	err = runCampaignLocal(t, 5, cp, saved, RunHooks{
-		Checkpoint: func(d *Dataset, final bool) error { return d.Save(path) },
+		Checkpoint: func(d *dataset.Dataset, final bool) error { return d.Save(path) },
 		Progress:   func(d, n int) { measured = d },
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	final, err := Load(path)
+	final, err := dataset.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,12 +142,12 @@ func TestLGateParallelMatchesSerial(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	params := PLogPParams{MaxBytes: 1 << 17, Reps: 2, MaxExtra: -1, MidpointEps: 1, SatMax: 40}
-	run := func(spec ScheduleSpec) (*Dataset, float64) {
-		ds := &Dataset{World: World{Kind: "sim", Size: n}}
+	params := dataset.PLogPParams{MaxBytes: 1 << 17, Reps: 2, MaxExtra: -1, MidpointEps: 1, SatMax: 40}
+	run := func(spec dataset.ScheduleSpec) (*dataset.Dataset, float64) {
+		ds := &dataset.Dataset{World: dataset.World{Kind: "sim", Size: n}}
 		cp := &Campaign{Kind: "plogp", Schedule: spec, PLogP: params}
 		res, err := sim.Run(context.Background(), p, sim.Options{NoNoise: true}, func(ctx context.Context, c comm.Comm) error {
-			var d *Dataset
+			var d *dataset.Dataset
 			if c.Rank() == 0 {
 				d = ds
 			}
@@ -157,8 +158,8 @@ func TestLGateParallelMatchesSerial(t *testing.T) {
 		}
 		return ds, res.VirtualTime.Seconds()
 	}
-	serial, ts := run(ScheduleSpec{Mode: "serial", Ranks: ranks})
-	par, tp := run(ScheduleSpec{Mode: "hierarchical", Ranks: ranks, Tree: tree, Join: JoinOne})
+	serial, ts := run(dataset.ScheduleSpec{Mode: "serial", Ranks: ranks})
+	par, tp := run(dataset.ScheduleSpec{Mode: "hierarchical", Ranks: ranks, Tree: tree, Join: dataset.JoinOne})
 	t.Logf("virtual time: serial %.4gs, hierarchical %.4gs (%.2fx)", ts, tp, ts/tp)
 	if !(tp < ts) {
 		t.Errorf("parallel campaign %gs not faster than serial %gs", tp, ts)
@@ -183,12 +184,12 @@ func TestLGateParallelMatchesSerial(t *testing.T) {
 
 func TestDatasetSaveLoadRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "d.json")
-	ds := &Dataset{World: World{Kind: "sim", Platform: "x", Size: 3},
-		RTT: &RTTSection{Params: RTTParams{}.WithDefaults(), Pairs: []PairResult[RTTResult]{{A: 0, B: 2, Result: RTTResult{MinS: 1e-6, MaxS: 2e-6}}}}}
+	ds := &dataset.Dataset{World: dataset.World{Kind: "sim", Platform: "x", Size: 3},
+		RTT: &dataset.RTTSection{Params: dataset.RTTParams{}.WithDefaults(), Pairs: []dataset.PairResult[dataset.RTTResult]{{A: 0, B: 2, Result: dataset.RTTResult{MinS: 1e-6, MaxS: 2e-6}}}}}
 	if err := ds.Save(path); err != nil {
 		t.Fatal(err)
 	}
-	got, err := Load(path)
+	got, err := dataset.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +201,7 @@ func TestDatasetSaveLoadRoundTrip(t *testing.T) {
 		t.Errorf("temporary files left: %v", entries)
 	}
 	for _, bad := range []string{`{"version":2}`, `{"version":1,"world":{"size":2},"rtt":{"pairs":[{"a":0,"b":5}]}}`, `[`} {
-		if _, err := Parse([]byte(bad)); err == nil {
+		if _, err := dataset.Parse([]byte(bad)); err == nil {
 			t.Errorf("accepted %s", bad)
 		}
 	}
@@ -211,13 +212,13 @@ func FuzzParseDataset(f *testing.F) {
 	f.Add([]byte(`{"version":1,"world":{"size":3},"patterns":{"patterns":[{"links":[{"src":0,"dst":2}]}]}}`))
 	f.Add([]byte(`{"version":1,"plogp":{"pairs":[{"a":0,"b":1,"result":{"sizes":[{"bytes":0}]}}]}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		d, err := Parse(b)
+		d, err := dataset.Parse(b)
 		if err != nil {
 			return
 		}
 		_ = d.RTTMin()
 		_ = d.BandwidthMatrix()
-		_ = d.PLogPMatrix(0, func(s PLogPSize) float64 { return s.GS })
+		_ = d.PLogPMatrix(0, func(s dataset.PLogPSize) float64 { return s.GS })
 	})
 }
 
@@ -237,16 +238,16 @@ func TestCampaignAnyEagerLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, eager := range []int{-1, 512} {
-		for _, spec := range []ScheduleSpec{
+		for _, spec := range []dataset.ScheduleSpec{
 			{Mode: "serial", Ranks: ranks},
-			{Mode: "hierarchical", Ranks: ranks, Tree: tree, Join: JoinZip},
+			{Mode: "hierarchical", Ranks: ranks, Tree: tree, Join: dataset.JoinZip},
 			{Mode: "representative", Ranks: ranks, Groups: levels[0].Groups, Levels: [][][]int{{ranks}}, Parallel: true},
 		} {
 			for _, sync := range []Sync{SyncBarrier, SyncToken} {
-				ds := &Dataset{World: World{Kind: "sim", Size: p.NumRanks()}}
-				cp := &Campaign{Kind: "plogp", Schedule: spec, Sync: sync, PLogP: PLogPParams{MaxBytes: 1024, Reps: 1, SatMax: 20}}
+				ds := &dataset.Dataset{World: dataset.World{Kind: "sim", Size: p.NumRanks()}}
+				cp := &Campaign{Kind: "plogp", Schedule: spec, Sync: sync, PLogP: dataset.PLogPParams{MaxBytes: 1024, Reps: 1, SatMax: 20}}
 				_, err := sim.Run(context.Background(), p, sim.Options{EagerLimit: eager}, func(ctx context.Context, c comm.Comm) error {
-					var d *Dataset
+					var d *dataset.Dataset
 					if c.Rank() == 0 {
 						d = ds
 					}

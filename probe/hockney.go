@@ -6,11 +6,12 @@ import (
 	"time"
 
 	"netaware/comm"
+	"netaware/dataset"
 )
 
 // HockneyPair measures from the calling rank to peer, which must be in
 // PLogPServe(ctx, c, me).
-func HockneyPair(ctx context.Context, c comm.Comm, peer int, p HockneyParams) (*HockneyResult, error) {
+func HockneyPair(ctx context.Context, c comm.Comm, peer int, p dataset.HockneyParams) (*dataset.HockneyResult, error) {
 	p = p.WithDefaults()
 	if p.MaxBytes > 1<<30 {
 		return nil, fmt.Errorf("hockney: max size %d bytes is above 1 GiB", p.MaxBytes)
@@ -18,7 +19,7 @@ func HockneyPair(ctx context.Context, c comm.Comm, peer int, p HockneyParams) (*
 	l := &pairLink{c: c, peer: peer, clk: time.Duration(p.ClockOverheadS * 1e9)}
 	defer l.release()
 	l.ensure(p.MaxBytes)
-	res := &HockneyResult{}
+	res := &dataset.HockneyResult{}
 	var xs, ys []float64
 	for _, m := range p.Sizes() {
 		rtt, _, err := l.ping(ctx, m, p.Reps, false, true)
@@ -31,7 +32,7 @@ func HockneyPair(ctx context.Context, c comm.Comm, peer int, p HockneyParams) (*
 			xs = append(xs, float64(m))
 			ys = append(ys, half[i])
 		}
-		hs := HockneySize{Bytes: m, Time: Summarize(half)}
+		hs := dataset.HockneySize{Bytes: m, Time: Summarize(half)}
 		if p.KeepSamples {
 			hs.Samples = half
 		}
@@ -81,12 +82,12 @@ func DifferenceRate(long, short int, tLong, tShort, rtt0 time.Duration) float64 
 
 // BandwidthPair measures from the calling rank to peer, which must be in
 // PLogPServe(ctx, c, me).
-func BandwidthPair(ctx context.Context, c comm.Comm, peer int, p BandwidthParams) (*BandwidthResult, error) {
+func BandwidthPair(ctx context.Context, c comm.Comm, peer int, p dataset.BandwidthParams) (*dataset.BandwidthResult, error) {
 	p = p.WithDefaults()
 	if p.Bytes > 1<<30 {
 		return nil, fmt.Errorf("bandwidth: %d bytes is above 1 GiB", p.Bytes)
 	}
-	fail := func(err error) (*BandwidthResult, error) {
+	fail := func(err error) (*dataset.BandwidthResult, error) {
 		return nil, fmt.Errorf("bandwidth %d->%d: %w", c.Rank(), peer, err)
 	}
 	l := &pairLink{c: c, peer: peer, clk: time.Duration(p.ClockOverheadS * 1e9)}
@@ -128,5 +129,5 @@ func BandwidthPair(ctx context.Context, c comm.Comm, peer int, p BandwidthParams
 		return fail(err)
 	}
 	s := Summarize(bws)
-	return &BandwidthResult{BandwidthBps: s.Mean, Bandwidth: s, RTT0S: rtt0, Bytes: p.Bytes}, nil
+	return &dataset.BandwidthResult{BandwidthBps: s.Mean, Bandwidth: s, RTT0S: rtt0, Bytes: p.Bytes}, nil
 }

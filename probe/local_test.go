@@ -7,6 +7,7 @@ import (
 
 	"netaware/comm"
 	"netaware/comm/local"
+	"netaware/dataset"
 )
 
 func withTimeout(t *testing.T) context.Context {
@@ -18,8 +19,8 @@ func withTimeout(t *testing.T) context.Context {
 
 // Functional: the PLogP protocol completes in-process and fills every size.
 func TestPLogPLocalProtocol(t *testing.T) {
-	p := PLogPParams{MaxBytes: 4096, Reps: 3, SatMax: 80, MaxExtra: 4}
-	var res *PLogPResult
+	p := dataset.PLogPParams{MaxBytes: 4096, Reps: 3, SatMax: 80, MaxExtra: 4}
+	var res *dataset.PLogPResult
 	err := local.Run(withTimeout(t), 2, func(ctx context.Context, c comm.Comm) error {
 		if c.Rank() == 0 {
 			r, err := PLogPPair(ctx, c, 1, p)
@@ -53,13 +54,13 @@ func TestPLogPLocalProtocol(t *testing.T) {
 
 // Functional: RTTInitiate against RTTServe, then the server is stopped.
 func TestRTTServeAnyInitiator(t *testing.T) {
-	got := make([]RTTResult, 3)
+	got := make([]dataset.RTTResult, 3)
 	err := local.Run(withTimeout(t), 3, func(ctx context.Context, c comm.Comm) error {
 		switch c.Rank() {
 		case 0:
 			return RTTServe(ctx, c)
 		case 1:
-			r, err := RTTInitiate(ctx, c, 0, RTTParams{})
+			r, err := RTTInitiate(ctx, c, 0, dataset.RTTParams{})
 			got[1] = r
 			if err != nil {
 				return err
@@ -70,7 +71,7 @@ func TestRTTServeAnyInitiator(t *testing.T) {
 			if _, err := c.Recv(ctx, 1, 0, nil); err != nil {
 				return err
 			}
-			r, err := RTTInitiate(ctx, c, 0, RTTParams{Bytes: 64})
+			r, err := RTTInitiate(ctx, c, 0, dataset.RTTParams{Bytes: 64})
 			got[2] = r
 			if err != nil {
 				return err
@@ -94,15 +95,15 @@ func TestRTTServeAnyInitiator(t *testing.T) {
 }
 
 func TestHockneyAndBandwidthLocal(t *testing.T) {
-	var h *HockneyResult
-	var b *BandwidthResult
+	var h *dataset.HockneyResult
+	var b *dataset.BandwidthResult
 	err := local.Run(withTimeout(t), 2, func(ctx context.Context, c comm.Comm) error {
 		if c.Rank() == 0 {
 			var err error
-			if h, err = HockneyPair(ctx, c, 1, HockneyParams{MaxBytes: 1 << 16, Reps: 4}); err != nil {
+			if h, err = HockneyPair(ctx, c, 1, dataset.HockneyParams{MaxBytes: 1 << 16, Reps: 4}); err != nil {
 				return err
 			}
-			b, err = BandwidthPair(ctx, c, 1, BandwidthParams{Bytes: 1 << 20, Reps: 2})
+			b, err = BandwidthPair(ctx, c, 1, dataset.BandwidthParams{Bytes: 1 << 20, Reps: 2})
 			return err
 		}
 		if err := PLogPServe(ctx, c, 0); err != nil {
@@ -113,7 +114,7 @@ func TestHockneyAndBandwidthLocal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h.Observations != 4*len(HockneyParams{MaxBytes: 1 << 16}.WithDefaults().Sizes()) || len(h.Sizes) != 18 {
+	if h.Observations != 4*len(dataset.HockneyParams{MaxBytes: 1 << 16}.WithDefaults().Sizes()) || len(h.Sizes) != 18 {
 		t.Errorf("hockney: %d observations, %d sizes", h.Observations, len(h.Sizes))
 	}
 	if b.Bandwidth.N != 2 || b.BandwidthBps <= 0 {

@@ -8,12 +8,13 @@ import (
 	"sort"
 
 	"netaware/comm"
+	"netaware/dataset"
 )
 
 // linkSize is l's message size under p: its own when it has one (an
 // irregular pattern such as an alltoallv, seed 001 Sect. 7.3), else the
 // pattern's.
-func linkSize(l Link, p PatternParams) int {
+func linkSize(l dataset.Link, p dataset.PatternParams) int {
 	if l.Bytes > 0 {
 		return l.Bytes
 	}
@@ -24,7 +25,7 @@ func linkSize(l Link, p PatternParams) int {
 // number of nodes, d draws per node, inclusion probability p, 0.5 in the
 // seed), with a PCG generator seeded with seed. The same link may be drawn
 // twice; it is then two concurrent messages between the same ranks.
-func RandomPattern(g PatternGenerator) ([]Link, error) {
+func RandomPattern(g dataset.PatternGenerator) ([]dataset.Link, error) {
 	if len(g.Nodes) < 2 {
 		return nil, fmt.Errorf("random pattern: need at least two nodes, have %d", len(g.Nodes))
 	}
@@ -32,7 +33,7 @@ func RandomPattern(g PatternGenerator) ([]Link, error) {
 		return nil, fmt.Errorf("random pattern: d = %d, p = %g: want d >= 1, 0 <= p <= 1", g.D, g.P)
 	}
 	rng := rand.New(rand.NewPCG(g.Seed, g.Seed^0x5851f42d4c957f2d))
-	var links []Link
+	var links []dataset.Link
 	for i, src := range g.Nodes {
 		for k := 0; k < g.D; k++ {
 			j := rng.IntN(len(g.Nodes) - 1)
@@ -40,7 +41,7 @@ func RandomPattern(g PatternGenerator) ([]Link, error) {
 				j++
 			}
 			if rng.Float64() < g.P {
-				links = append(links, Link{Src: src, Dst: g.Nodes[j]})
+				links = append(links, dataset.Link{Src: src, Dst: g.Nodes[j]})
 			}
 		}
 	}
@@ -57,7 +58,7 @@ func RandomPattern(g PatternGenerator) ([]Link, error) {
 // stops when every link has MinIter times and a 95% CI narrow enough, or
 // after MaxIter iterations (at least twice the largest in-degree).
 // Rank 0 returns the result; other ranks return nil.
-func RunPattern(ctx context.Context, c comm.Comm, links []Link, p PatternParams) (*PatternResult, error) {
+func RunPattern(ctx context.Context, c comm.Comm, links []dataset.Link, p dataset.PatternParams) (*dataset.PatternResult, error) {
 	p = p.WithDefaults()
 	if p.Bytes > 1<<30 {
 		return nil, fmt.Errorf("pattern: %d bytes is above 1 GiB", p.Bytes)
@@ -210,15 +211,15 @@ func voteAll(ctx context.Context, c comm.Comm, members []int, leader int, mine b
 }
 
 type linkStats struct {
-	Link  int     `json:"link"`
-	Times Summary `json:"times"`
-	Half  float64 `json:"half"`
-	Iters int     `json:"iters"`
-	Conv  bool    `json:"conv"`
+	Link  int             `json:"link"`
+	Times dataset.Summary `json:"times"`
+	Half  float64         `json:"half"`
+	Iters int             `json:"iters"`
+	Conv  bool            `json:"conv"`
 }
 
 // gatherPattern brings every receiver's link statistics to rank 0.
-func gatherPattern(ctx context.Context, c comm.Comm, links []Link, in []int, times map[int][]float64, iters int, conv bool) (*PatternResult, error) {
+func gatherPattern(ctx context.Context, c comm.Comm, links []dataset.Link, in []int, times map[int][]float64, iters int, conv bool) (*dataset.PatternResult, error) {
 	var mine []linkStats
 	for _, li := range in {
 		mine = append(mine, linkStats{Link: li, Times: Summarize(times[li]), Half: CI95HalfWidth(times[li]), Iters: iters, Conv: conv})
@@ -239,7 +240,7 @@ func gatherPattern(ctx context.Context, c comm.Comm, links []Link, in []int, tim
 		}
 		return nil, nil
 	}
-	res := &PatternResult{Links: links, Times: make([]Summary, len(links)), CI95HalfS: make([]float64, len(links))}
+	res := &dataset.PatternResult{Links: links, Times: make([]dataset.Summary, len(links)), CI95HalfS: make([]float64, len(links))}
 	collect := func(ls []linkStats) error {
 		for _, s := range ls {
 			if s.Link < 0 || s.Link >= len(links) {

@@ -6,12 +6,13 @@ import (
 
 	"netaware/comm"
 	"netaware/comm/sim"
+	"netaware/dataset"
 	"netaware/platform"
 )
 
-func runPatternSim(t *testing.T, p *platform.Platform, opts sim.Options, links []Link, params PatternParams) *PatternResult {
+func runPatternSim(t *testing.T, p *platform.Platform, opts sim.Options, links []dataset.Link, params dataset.PatternParams) *dataset.PatternResult {
 	t.Helper()
-	var res *PatternResult
+	var res *dataset.PatternResult
 	_, err := sim.Run(context.Background(), p, opts, func(ctx context.Context, c comm.Comm) error {
 		r, err := RunPattern(ctx, c, links, params)
 		if c.Rank() == 0 {
@@ -29,7 +30,7 @@ func runPatternSim(t *testing.T, p *platform.Platform, opts sim.Options, links [
 // kept with probability p; seeded, so the same seed gives the same pattern.
 func TestZhuRandomPatternGenerator(t *testing.T) {
 	nodes := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}
-	all, err := RandomPattern(PatternGenerator{Nodes: nodes, D: 3, P: 1, Seed: 5})
+	all, err := RandomPattern(dataset.PatternGenerator{Nodes: nodes, D: 3, P: 1, Seed: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,12 +49,12 @@ func TestZhuRandomPatternGenerator(t *testing.T) {
 			t.Errorf("node %d sends %d links, want d = 3", n, out[n])
 		}
 	}
-	none, _ := RandomPattern(PatternGenerator{Nodes: nodes, D: 3, P: 0, Seed: 5})
+	none, _ := RandomPattern(dataset.PatternGenerator{Nodes: nodes, D: 3, P: 0, Seed: 5})
 	if len(none) != 0 {
 		t.Errorf("p=0: %d links", len(none))
 	}
-	a, _ := RandomPattern(PatternGenerator{Nodes: nodes, D: 3, P: 0.5, Seed: 9})
-	b, _ := RandomPattern(PatternGenerator{Nodes: nodes, D: 3, P: 0.5, Seed: 9})
+	a, _ := RandomPattern(dataset.PatternGenerator{Nodes: nodes, D: 3, P: 0.5, Seed: 9})
+	b, _ := RandomPattern(dataset.PatternGenerator{Nodes: nodes, D: 3, P: 0.5, Seed: 9})
 	if len(a) != len(b) {
 		t.Fatal("same seed, different patterns")
 	}
@@ -65,13 +66,13 @@ func TestZhuRandomPatternGenerator(t *testing.T) {
 	// p = 0.5 keeps about half of the draws over many seeds
 	kept := 0
 	for s := uint64(0); s < 100; s++ {
-		l, _ := RandomPattern(PatternGenerator{Nodes: nodes, D: 3, P: 0.5, Seed: s})
+		l, _ := RandomPattern(dataset.PatternGenerator{Nodes: nodes, D: 3, P: 0.5, Seed: s})
 		kept += len(l)
 	}
 	if kept < 1350 || kept > 1650 {
 		t.Errorf("p=0.5 kept %d of 3000 draws", kept)
 	}
-	if _, err := RandomPattern(PatternGenerator{Nodes: []int{1}, D: 1, P: 0.5}); err == nil {
+	if _, err := RandomPattern(dataset.PatternGenerator{Nodes: []int{1}, D: 1, P: 0.5}); err == nil {
 		t.Error("one node accepted")
 	}
 }
@@ -85,8 +86,8 @@ func TestZhuPatternStopsAtNarrowCI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	links := []Link{{Src: 0, Dst: 1}, {Src: 2, Dst: 1}, {Src: 3, Dst: 20}}
-	params := PatternParams{Bytes: 1 << 20, MinIter: 5}
+	links := []dataset.Link{{Src: 0, Dst: 1}, {Src: 2, Dst: 1}, {Src: 3, Dst: 20}}
+	params := dataset.PatternParams{Bytes: 1 << 20, MinIter: 5}
 	quiet := runPatternSim(t, p, sim.Options{NoNoise: true}, links, params)
 	// Rank 1 times its two links in turn: 5 times each.
 	if quiet.Iterations != 10 || !quiet.Converged {
@@ -107,7 +108,7 @@ func TestZhuPatternStopsAtNarrowCI(t *testing.T) {
 	}
 	// fairness (seed 001 Sect. 5): two flows into one 1 Gbps NIC take about
 	// twice as long as the flow alone
-	alone := runPatternSim(t, p, sim.Options{NoNoise: true}, []Link{{Src: 3, Dst: 20}}, params)
+	alone := runPatternSim(t, p, sim.Options{NoNoise: true}, []dataset.Link{{Src: 3, Dst: 20}}, params)
 	for i := 0; i < 2; i++ {
 		if r := quiet.Times[i].Mean / alone.Times[0].Mean; r < 1.8 || r > 2.2 {
 			t.Errorf("link %v: %.3gx the time of a lone flow, want about 2", links[i], r)
@@ -127,8 +128,8 @@ func TestPatternTimesEachLinkAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	links := []Link{{Src: 0, Dst: 1, Bytes: 8 << 20}, {Src: 2, Dst: 1, Bytes: 1 << 20}}
-	r := runPatternSim(t, p, sim.Options{NoNoise: true}, links, PatternParams{Bytes: 1, MinIter: 3})
+	links := []dataset.Link{{Src: 0, Dst: 1, Bytes: 8 << 20}, {Src: 2, Dst: 1, Bytes: 1 << 20}}
+	r := runPatternSim(t, p, sim.Options{NoNoise: true}, links, dataset.PatternParams{Bytes: 1, MinIter: 3})
 	big, small := r.Times[0].Mean, r.Times[1].Mean
 	// Shared fairly while both run: the small one ends after 2 MiB of
 	// NIC time, the large one after 9 MiB.

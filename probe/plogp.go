@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"netaware/comm"
+	"netaware/dataset"
 )
 
 // Operations the sender asks of the receiver (serveSender).
@@ -158,7 +159,7 @@ func (l *pairLink) batch(ctx context.Context, m, n int) (time.Duration, error) {
 // saturate is seed 003's link-saturation measurement of g(m): batches of n
 // = SatStart, 2*SatStart, ... messages until the average time per message
 // moves by at most Eps, or n reaches SatMax.
-func (l *pairLink) saturate(ctx context.Context, m int, p PLogPParams) (g float64, n int, err error) {
+func (l *pairLink) saturate(ctx context.Context, m int, p dataset.PLogPParams) (g float64, n int, err error) {
 	prev := -1.0
 	for n = p.SatStart; ; n = min(2*n, p.SatMax) {
 		t, err := l.batch(ctx, m, n)
@@ -250,7 +251,7 @@ func serveSender(ctx context.Context, c comm.Comm, peer int) error {
 // receive of the reply (o_r(m)); g(m) by saturation for m <= SatMaxBytes and by Eq. 3.1
 // above; L by Eq. 3.2. Then extra sizes are measured at midpoints where
 // RTT(m) is not within MidpointEps of the interpolation of its neighbours.
-func PLogPPair(ctx context.Context, c comm.Comm, peer int, p PLogPParams) (*PLogPResult, error) {
+func PLogPPair(ctx context.Context, c comm.Comm, peer int, p dataset.PLogPParams) (*dataset.PLogPResult, error) {
 	p = p.WithDefaults()
 	if err := p.Validate(); err != nil {
 		return nil, err
@@ -278,11 +279,11 @@ func PLogPServe(ctx context.Context, c comm.Comm, sender int) error {
 	return nil
 }
 
-func plogpRun(ctx context.Context, l *pairLink, p PLogPParams) (*PLogPResult, error) {
-	res := &PLogPResult{}
+func plogpRun(ctx context.Context, l *pairLink, p dataset.PLogPParams) (*dataset.PLogPResult, error) {
+	res := &dataset.PLogPResult{}
 	var rtt0 float64
-	measure := func(m int, extra bool) (PLogPSize, error) {
-		s := PLogPSize{Bytes: m, Extra: extra}
+	measure := func(m int, extra bool) (dataset.PLogPSize, error) {
+		s := dataset.PLogPSize{Bytes: m, Extra: extra}
 		rtt, os, err := l.ping(ctx, m, p.Reps, p.Ssend, false)
 		if err != nil {
 			return s, fmt.Errorf("%d bytes, round trips: %w", m, err)
@@ -310,7 +311,7 @@ func plogpRun(ctx context.Context, l *pairLink, p PLogPParams) (*PLogPResult, er
 			s.GS, s.GMethod = s.RTT.Mean-rtt0+res.G0S, "eq3.1"
 		}
 		if p.KeepSamples {
-			s.Samples = &PLogPSamples{RTT: rtt, Os: os, Or: or}
+			s.Samples = &dataset.PLogPSamples{RTT: rtt, Os: os, Or: or}
 		}
 		return s, nil
 	}
@@ -355,7 +356,7 @@ func plogpRun(ctx context.Context, l *pairLink, p PLogPParams) (*PLogPResult, er
 // with neighbours a < b < c whose RTT misses the line through a and c by
 // more than MidpointEps, the midpoints of (a,b) and (b,c) when those gaps
 // are wider than MinGapBytes and the midpoint is not measured yet.
-func midpoints(sizes []PLogPSize, p PLogPParams) []int {
+func midpoints(sizes []dataset.PLogPSize, p dataset.PLogPParams) []int {
 	have := map[int]bool{}
 	for _, s := range sizes {
 		have[s.Bytes] = true
@@ -384,8 +385,8 @@ func midpoints(sizes []PLogPSize, p PLogPParams) []int {
 }
 
 // deriveLogGP applies seed 003 Table 2.1.
-func deriveLogGP(r *PLogPResult) LogGP {
-	var lg LogGP
+func deriveLogGP(r *dataset.PLogPResult) dataset.LogGP {
+	var lg dataset.LogGP
 	one, ok := r.At(1)
 	if !ok {
 		return lg

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"netaware/comm"
+	"netaware/dataset"
 )
 
 // RTT control operations.
@@ -25,10 +26,10 @@ const (
 // for params.Stale exchanges or after params.MaxExchanges; after
 // params.Rounds rounds the minimum and maximum of the rounds' bests are
 // returned.
-func RTTInitiate(ctx context.Context, c comm.Comm, peer int, p RTTParams) (RTTResult, error) {
+func RTTInitiate(ctx context.Context, c comm.Comm, peer int, p dataset.RTTParams) (dataset.RTTResult, error) {
 	p = p.WithDefaults()
-	fail := func(err error) (RTTResult, error) {
-		return RTTResult{}, fmt.Errorf("rtt %d->%d: %w", c.Rank(), peer, err)
+	fail := func(err error) (dataset.RTTResult, error) {
+		return dataset.RTTResult{}, fmt.Errorf("rtt %d->%d: %w", c.Rank(), peer, err)
 	}
 	if peer == c.Rank() || peer < 0 || peer >= c.Size() {
 		return fail(fmt.Errorf("bad peer"))
@@ -39,7 +40,7 @@ func RTTInitiate(ctx context.Context, c comm.Comm, peer int, p RTTParams) (RTTRe
 	ping := make([]byte, p.Bytes)
 	pong := make([]byte, p.Bytes)
 	clk := time.Duration(p.ClockOverheadS * 1e9)
-	res := RTTResult{MinS: math.Inf(1), MaxS: math.Inf(-1)}
+	res := dataset.RTTResult{MinS: math.Inf(1), MaxS: math.Inf(-1)}
 	ping[0] = 1
 	for r := 0; r < p.Rounds; r++ {
 		best := time.Duration(math.MaxInt64)
@@ -78,7 +79,7 @@ func RTTInitiate(ctx context.Context, c comm.Comm, peer int, p RTTParams) (RTTRe
 
 // RTTRespond answers one RTTInitiate from peer and returns when the
 // initiator is done.
-func RTTRespond(ctx context.Context, c comm.Comm, peer int, p RTTParams) error {
+func RTTRespond(ctx context.Context, c comm.Comm, peer int, p dataset.RTTParams) error {
 	buf := make([]byte, ctlSize)
 	st, err := c.Recv(ctx, peer, tagRTTCtl, buf)
 	if err != nil {

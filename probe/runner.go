@@ -10,12 +10,13 @@ import (
 	"time"
 
 	"netaware/comm"
+	"netaware/dataset"
 )
 
 // RTTTest, PLogPTest, HockneyTest and BandwidthTest adapt the pair probes to
 // a campaign: the initiator measures and returns the JSON result, the
 // responder serves.
-func RTTTest(p RTTParams) PairFunc {
+func RTTTest(p dataset.RTTParams) PairFunc {
 	return func(ctx context.Context, c comm.Comm, pr Pair) ([]byte, error) {
 		if c.Rank() == pr.A {
 			r, err := RTTInitiate(ctx, c, pr.B, p)
@@ -29,7 +30,7 @@ func RTTTest(p RTTParams) PairFunc {
 }
 
 // PLogPTest: see RTTTest.
-func PLogPTest(p PLogPParams) PairFunc {
+func PLogPTest(p dataset.PLogPParams) PairFunc {
 	return func(ctx context.Context, c comm.Comm, pr Pair) ([]byte, error) {
 		if c.Rank() == pr.A {
 			r, err := PLogPPair(ctx, c, pr.B, p)
@@ -43,7 +44,7 @@ func PLogPTest(p PLogPParams) PairFunc {
 }
 
 // HockneyTest: see RTTTest.
-func HockneyTest(p HockneyParams) PairFunc {
+func HockneyTest(p dataset.HockneyParams) PairFunc {
 	return func(ctx context.Context, c comm.Comm, pr Pair) ([]byte, error) {
 		if c.Rank() == pr.A {
 			r, err := HockneyPair(ctx, c, pr.B, p)
@@ -57,7 +58,7 @@ func HockneyTest(p HockneyParams) PairFunc {
 }
 
 // BandwidthTest: see RTTTest.
-func BandwidthTest(p BandwidthParams) PairFunc {
+func BandwidthTest(p dataset.BandwidthParams) PairFunc {
 	return func(ctx context.Context, c comm.Comm, pr Pair) ([]byte, error) {
 		if c.Rank() == pr.A {
 			r, err := BandwidthPair(ctx, c, pr.B, p)
@@ -75,11 +76,11 @@ func BandwidthTest(p BandwidthParams) PairFunc {
 // used.
 type Campaign struct {
 	Kind      string
-	Schedule  ScheduleSpec
-	RTT       RTTParams
-	PLogP     PLogPParams
-	Hockney   HockneyParams
-	Bandwidth BandwidthParams
+	Schedule  dataset.ScheduleSpec
+	RTT       dataset.RTTParams
+	PLogP     dataset.PLogPParams
+	Hockney   dataset.HockneyParams
+	Bandwidth dataset.BandwidthParams
 	// Resume keeps the finished pairs of the dataset's section (same
 	// parameters and schedule required) and measures only the others.
 	Resume bool
@@ -95,7 +96,7 @@ type RunHooks struct {
 	// (final = true) with the dataset holding every result so far; it
 	// decides whether to write (e.g. every few seconds) and must write when
 	// final is set.
-	Checkpoint func(ds *Dataset, final bool) error
+	Checkpoint func(ds *dataset.Dataset, final bool) error
 	// Progress: see CampaignOptions.OnProgress.
 	Progress func(done, total int)
 }
@@ -103,7 +104,7 @@ type RunHooks struct {
 // Run runs the campaign on every rank of c. On rank 0, ds is the dataset to
 // fill (an existing one when resuming; its World must describe c); other
 // ranks pass nil. Rank 0 also records rank identities and clock overheads.
-func (cp *Campaign) Run(ctx context.Context, c comm.Comm, ds *Dataset, hooks RunHooks) error {
+func (cp *Campaign) Run(ctx context.Context, c comm.Comm, ds *dataset.Dataset, hooks RunHooks) error {
 	if c.Rank() == 0 && ds == nil {
 		return fmt.Errorf("campaign %s: rank 0 needs a dataset", cp.Kind)
 	}
@@ -133,7 +134,7 @@ func (cp *Campaign) Run(ctx context.Context, c comm.Comm, ds *Dataset, hooks Run
 		stored := p
 		stored.ClockOverheadS = 0
 		p.ClockOverheadS = clk.Seconds()
-		return runSection(ctx, c, plan, cp, ds, func(d *Dataset) **RTTSection { return &d.RTT }, stored, RTTTest(p), hooks)
+		return runSection(ctx, c, plan, cp, ds, func(d *dataset.Dataset) **dataset.RTTSection { return &d.RTT }, stored, RTTTest(p), hooks)
 	case "plogp":
 		p := cp.PLogP.WithDefaults()
 		if err := p.Validate(); err != nil {
@@ -142,19 +143,19 @@ func (cp *Campaign) Run(ctx context.Context, c comm.Comm, ds *Dataset, hooks Run
 		stored := p
 		stored.ClockOverheadS = 0
 		p.ClockOverheadS = clk.Seconds()
-		return runSection(ctx, c, plan, cp, ds, func(d *Dataset) **PLogPSection { return &d.PLogP }, stored, PLogPTest(p), hooks)
+		return runSection(ctx, c, plan, cp, ds, func(d *dataset.Dataset) **dataset.PLogPSection { return &d.PLogP }, stored, PLogPTest(p), hooks)
 	case "hockney":
 		p := cp.Hockney.WithDefaults()
 		stored := p
 		stored.ClockOverheadS = 0
 		p.ClockOverheadS = clk.Seconds()
-		return runSection(ctx, c, plan, cp, ds, func(d *Dataset) **HockneySection { return &d.Hockney }, stored, HockneyTest(p), hooks)
+		return runSection(ctx, c, plan, cp, ds, func(d *dataset.Dataset) **dataset.HockneySection { return &d.Hockney }, stored, HockneyTest(p), hooks)
 	case "bandwidth":
 		p := cp.Bandwidth.WithDefaults()
 		stored := p
 		stored.ClockOverheadS = 0
 		p.ClockOverheadS = clk.Seconds()
-		return runSection(ctx, c, plan, cp, ds, func(d *Dataset) **BandwidthSection { return &d.Bandwidth }, stored, BandwidthTest(p), hooks)
+		return runSection(ctx, c, plan, cp, ds, func(d *dataset.Dataset) **dataset.BandwidthSection { return &d.Bandwidth }, stored, BandwidthTest(p), hooks)
 	}
 	return fmt.Errorf("campaign kind %q: want rtt, plogp, hockney or bandwidth", cp.Kind)
 }
@@ -167,7 +168,7 @@ func sameJSON(a, b any) bool {
 
 // ResumeState returns which of plan's pairs sec already holds. It fails
 // when sec was measured with other parameters or another schedule.
-func ResumeState[P, R any](sec *Section[P, R], params P, spec ScheduleSpec, plan Plan) ([]bool, error) {
+func ResumeState[P, R any](sec *dataset.Section[P, R], params P, spec dataset.ScheduleSpec, plan Plan) ([]bool, error) {
 	pairs := plan.Pairs()
 	done := make([]bool, len(pairs))
 	if sec == nil {
@@ -193,10 +194,10 @@ func ResumeState[P, R any](sec *Section[P, R], params P, spec ScheduleSpec, plan
 	return done, nil
 }
 
-func runSection[P, R any](ctx context.Context, c comm.Comm, plan Plan, cp *Campaign, ds *Dataset,
-	field func(*Dataset) **Section[P, R], params P, test PairFunc, hooks RunHooks) error {
+func runSection[P, R any](ctx context.Context, c comm.Comm, plan Plan, cp *Campaign, ds *dataset.Dataset,
+	field func(*dataset.Dataset) **dataset.Section[P, R], params P, test PairFunc, hooks RunHooks) error {
 	opts := CampaignOptions{Sync: cp.Sync}
-	var sec *Section[P, R]
+	var sec *dataset.Section[P, R]
 	if c.Rank() == 0 {
 		slot := field(ds)
 		var done []bool
@@ -208,7 +209,7 @@ func runSection[P, R any](ctx context.Context, c comm.Comm, plan Plan, cp *Campa
 			}
 			sec = *slot
 		} else {
-			sec = &Section[P, R]{Params: params, Schedule: cp.Schedule}
+			sec = &dataset.Section[P, R]{Params: params, Schedule: cp.Schedule}
 			*slot = sec
 		}
 		sec.PairsTotal = len(plan.Pairs())
@@ -221,7 +222,7 @@ func runSection[P, R any](ctx context.Context, c comm.Comm, plan Plan, cp *Campa
 			if err := json.Unmarshal(res, &r); err != nil {
 				return fmt.Errorf("result of pair %d-%d: %w", p.A, p.B, err)
 			}
-			sec.Pairs = append(sec.Pairs, PairResult[R]{A: p.A, B: p.B, Result: r})
+			sec.Pairs = append(sec.Pairs, dataset.PairResult[R]{A: p.A, B: p.B, Result: r})
 			if hooks.Checkpoint != nil {
 				return hooks.Checkpoint(ds, false)
 			}

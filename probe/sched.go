@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 
+	"netaware/dataset"
 	"netaware/topo"
 )
 
@@ -141,17 +142,17 @@ func SerialPlan(ranks []int) Plan {
 // the finer groups it contains, and a root joins the coarsest groups when
 // there is more than one. Ranks missing from the levels form singleton
 // leaves under the root.
-func TreeFromLevels(levels []topo.Level, ranks []int) (*Group, error) {
+func TreeFromLevels(levels []topo.Level, ranks []int) (*dataset.Group, error) {
 	want := map[int]bool{}
 	for _, r := range ranks {
 		want[r] = true
 	}
 	if len(levels) == 0 {
-		return &Group{Ranks: sortedCopy(ranks)}, nil
+		return &dataset.Group{Ranks: sortedCopy(ranks)}, nil
 	}
 	// groups of the current level as trees, keyed by a representative rank
 	type node struct {
-		g     *Group
+		g     *dataset.Group
 		ranks []int
 	}
 	var cur []node
@@ -169,12 +170,12 @@ func TreeFromLevels(levels []topo.Level, ranks []int) (*Group, error) {
 		}
 		if len(rs) > 0 {
 			sort.Ints(rs)
-			cur = append(cur, node{&Group{Ranks: rs}, rs})
+			cur = append(cur, node{&dataset.Group{Ranks: rs}, rs})
 		}
 	}
 	for _, r := range sortedCopy(ranks) {
 		if !seen[r] {
-			cur = append(cur, node{&Group{Ranks: []int{r}}, []int{r}})
+			cur = append(cur, node{&dataset.Group{Ranks: []int{r}}, []int{r}})
 		}
 	}
 	for _, lv := range levels[1:] {
@@ -210,7 +211,7 @@ func TreeFromLevels(levels []topo.Level, ranks []int) (*Group, error) {
 				next = append(next, ch[0])
 				continue
 			}
-			g := &Group{}
+			g := &dataset.Group{}
 			var rs []int
 			for _, n := range ch {
 				g.Children = append(g.Children, n.g)
@@ -224,7 +225,7 @@ func TreeFromLevels(levels []topo.Level, ranks []int) (*Group, error) {
 	if len(cur) == 1 {
 		return cur[0].g, nil
 	}
-	root := &Group{}
+	root := &dataset.Group{}
 	for _, n := range cur {
 		root.Children = append(root.Children, n.g)
 	}
@@ -232,9 +233,9 @@ func TreeFromLevels(levels []topo.Level, ranks []int) (*Group, error) {
 }
 
 // crossSteps schedules every pair (x, y), x in X, y in Y.
-func crossSteps(x, y []int, mode JoinMode) [][]Pair {
+func crossSteps(x, y []int, mode dataset.JoinMode) [][]Pair {
 	var steps [][]Pair
-	if mode == JoinZip {
+	if mode == dataset.JoinZip {
 		if len(x) > len(y) {
 			x, y = y, x
 		}
@@ -292,11 +293,11 @@ func roundRobin(n int) [][][2]int {
 // parallel; then, bottom-up, the children of each inner node are joined
 // pairwise in round-robin rounds (disjoint joins in parallel, joins of
 // different subtrees in parallel), until the root's children are joined.
-func HierarchicalPlan(root *Group, mode JoinMode) Plan {
+func HierarchicalPlan(root *dataset.Group, mode dataset.JoinMode) Plan {
 	return Plan{Phases: buildPhases(root, mode)}
 }
 
-func buildPhases(g *Group, mode JoinMode) []Phase {
+func buildPhases(g *dataset.Group, mode dataset.JoinMode) []Phase {
 	if len(g.Children) == 0 {
 		r := sortedCopy(g.Ranks)
 		if len(r) < 2 {
@@ -335,21 +336,21 @@ func buildPhases(g *Group, mode JoinMode) []Phase {
 // FastTree is the "fast" mode: from every leaf group it keeps a random
 // fraction of the ranks (at least two, or all when fewer), chosen with a
 // PCG generator seeded with seed, so every rank derives the same subset.
-func FastTree(root *Group, fraction float64, seed uint64) (*Group, error) {
+func FastTree(root *dataset.Group, fraction float64, seed uint64) (*dataset.Group, error) {
 	if !(fraction > 0 && fraction <= 1) {
 		return nil, fmt.Errorf("fast fraction %g: want 0 < f <= 1", fraction)
 	}
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	var walk func(g *Group) *Group
-	walk = func(g *Group) *Group {
+	var walk func(g *dataset.Group) *dataset.Group
+	walk = func(g *dataset.Group) *dataset.Group {
 		if len(g.Children) == 0 {
 			r := sortedCopy(g.Ranks)
 			k := max(min(2, len(r)), int(math.Ceil(fraction*float64(len(r)))))
 			rng.Shuffle(len(r), func(i, j int) { r[i], r[j] = r[j], r[i] })
 			keep := sortedCopy(r[:k])
-			return &Group{Ranks: keep}
+			return &dataset.Group{Ranks: keep}
 		}
-		n := &Group{}
+		n := &dataset.Group{}
 		for _, c := range g.Children {
 			n.Children = append(n.Children, walk(c))
 		}

@@ -2,9 +2,11 @@ package probe
 
 import (
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
+	"netaware/dataset"
 	"netaware/topo"
 )
 
@@ -88,11 +90,11 @@ func TestLGateFig34TreePlan(t *testing.T) {
 		}
 		return r
 	}
-	tree := &Group{Children: []*Group{
-		{Children: []*Group{{Ranks: rng(0, 7)}, {Ranks: rng(8, 15)}}},
-		{Children: []*Group{{Ranks: rng(16, 23)}, {Ranks: rng(24, 31)}}},
+	tree := &dataset.Group{Children: []*dataset.Group{
+		{Children: []*dataset.Group{{Ranks: rng(0, 7)}, {Ranks: rng(8, 15)}}},
+		{Children: []*dataset.Group{{Ranks: rng(16, 23)}, {Ranks: rng(24, 31)}}},
 	}}
-	p := HierarchicalPlan(tree, JoinOne)
+	p := HierarchicalPlan(tree, dataset.JoinOne)
 	checkAllPairsOnce(t, p, rng(0, 31), 32)
 	if len(p.Phases) != 3 || len(p.Phases[0].Lanes) != 4 || len(p.Phases[1].Lanes) != 2 || len(p.Phases[2].Lanes) != 1 {
 		t.Fatalf("phases/lanes: %d", len(p.Phases))
@@ -100,7 +102,7 @@ func TestLGateFig34TreePlan(t *testing.T) {
 	if got := p.Steps(); got != 28+64+256 {
 		t.Errorf("steps %d, want 348", got)
 	}
-	z := HierarchicalPlan(tree, JoinZip)
+	z := HierarchicalPlan(tree, dataset.JoinZip)
 	checkAllPairsOnce(t, z, rng(0, 31), 32)
 	// zip: a join of two groups of n ranks takes n steps of n pairs
 	if got := z.Steps(); got != 28+8+16 {
@@ -109,7 +111,7 @@ func TestLGateFig34TreePlan(t *testing.T) {
 }
 
 func TestCrossStepsZipUneven(t *testing.T) {
-	steps := crossSteps([]int{0, 1}, []int{2, 3, 4}, JoinZip)
+	steps := crossSteps([]int{0, 1}, []int{2, 3, 4}, dataset.JoinZip)
 	if len(steps) != 3 {
 		t.Fatalf("%d steps", len(steps))
 	}
@@ -139,7 +141,7 @@ func TestTreeFromLevels(t *testing.T) {
 	if len(tree.Children) != 2 || len(tree.Children[0].Children) != 2 || len(tree.Leaves()) != 4 {
 		t.Fatalf("tree %+v", tree)
 	}
-	p := HierarchicalPlan(tree, JoinOne)
+	p := HierarchicalPlan(tree, dataset.JoinOne)
 	checkAllPairsOnce(t, p, []int{0, 1, 2, 3, 4, 5, 6, 7}, 8)
 	// 1 step per leaf, 4 per socket join, 16 for the host join
 	if p.Steps() != 1+4+16 {
@@ -150,7 +152,7 @@ func TestTreeFromLevels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkAllPairsOnce(t, HierarchicalPlan(sub, JoinOne), []int{0, 2, 3, 5}, 8)
+	checkAllPairsOnce(t, HierarchicalPlan(sub, dataset.JoinOne), []int{0, 2, 3, 5}, 8)
 	bad := []topo.Level{levels[0], {Name: "x", Groups: [][]int{{0, 2}, {1, 3, 4, 5, 6, 7}}}}
 	if _, err := TreeFromLevels(bad, []int{0, 1, 2, 3, 4, 5, 6, 7}); err == nil {
 		t.Error("a level that does not coarsen the one below was accepted")
@@ -158,7 +160,7 @@ func TestTreeFromLevels(t *testing.T) {
 }
 
 func TestFastTreeSeeded(t *testing.T) {
-	tree := &Group{Children: []*Group{{Ranks: []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}}, {Ranks: []int{10, 11, 12}}}}
+	tree := &dataset.Group{Children: []*dataset.Group{{Ranks: []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}}, {Ranks: []int{10, 11, 12}}}}
 	a, err := FastTree(tree, 0.3, 42)
 	if err != nil {
 		t.Fatal(err)
@@ -220,8 +222,8 @@ func TestPlanValidateRejects(t *testing.T) {
 
 // The fast mode measures every pair of a seeded sample of each group.
 func TestFastSchedulePlan(t *testing.T) {
-	tree := &Group{Children: []*Group{{Ranks: []int{0, 1, 2, 3, 4, 5, 6, 7}}, {Ranks: []int{8, 9, 10, 11, 12, 13, 14, 15}}}}
-	spec := ScheduleSpec{Mode: "fast", Ranks: tree.AllRanks(), Tree: tree, Fraction: 0.5, Seed: 3}
+	tree := &dataset.Group{Children: []*dataset.Group{{Ranks: []int{0, 1, 2, 3, 4, 5, 6, 7}}, {Ranks: []int{8, 9, 10, 11, 12, 13, 14, 15}}}}
+	spec := dataset.ScheduleSpec{Mode: "fast", Ranks: tree.AllRanks(), Tree: tree, Fraction: 0.5, Seed: 3}
 	p, err := PlanOf(spec)
 	if err != nil {
 		t.Fatal(err)
@@ -232,7 +234,7 @@ func TestFastSchedulePlan(t *testing.T) {
 		t.Fatalf("kept %v, want 4 of each group", kept)
 	}
 	checkAllPairsOnce(t, p, kept, 16)
-	if _, err := PlanOf(ScheduleSpec{Mode: "bogus"}); err == nil {
+	if _, err := PlanOf(dataset.ScheduleSpec{Mode: "bogus"}); err == nil {
 		t.Error("unknown mode accepted")
 	}
 }
@@ -461,5 +463,32 @@ func TestRepresentativePlanBoundsPairsAtOnce(t *testing.T) {
 	}
 	if full, _ := RepresentativePlan(groups[:300], true); len(full.Phases[0].Lanes) != 300 {
 		t.Errorf("without levels the intra phase has %d pairs, want all 300", len(full.Phases[0].Lanes))
+	}
+}
+
+// NewSchedule restricts the groups to the ranks measured and refuses what
+// cannot plan.
+func TestNewSchedule(t *testing.T) {
+	levels := []topo.Level{{Name: "host", Groups: [][]int{{0, 1}, {2, 3}, {4, 5}}}, {Name: "all", Groups: [][]int{{0, 1, 2, 3, 4, 5}}}}
+	spec, err := NewSchedule(ScheduleRequest{Mode: "representative", Ranks: []int{1, 4, 5}, Levels: levels, Parallel: true})
+	if err != nil || !reflect.DeepEqual(spec.Groups, [][]int{{1}, {4, 5}}) || !spec.Parallel || spec.Mode != "representative" {
+		t.Errorf("representative: %+v, %v", spec, err)
+	}
+	spec, err = NewSchedule(ScheduleRequest{Mode: "fast", Ranks: []int{0, 1, 2, 3}, Levels: levels, Join: "zip", Fraction: 0.5, Seed: 3})
+	if err != nil || spec.Tree == nil || spec.Join != dataset.JoinZip || spec.Fraction != 0.5 || spec.Seed != 3 {
+		t.Errorf("fast: %+v, %v", spec, err)
+	}
+	if got := spec.Tree.AllRanks(); !reflect.DeepEqual(got, []int{0, 1, 2, 3}) {
+		t.Errorf("fast tree over %v", got)
+	}
+	for _, r := range []ScheduleRequest{
+		{Mode: "hierarchical", Ranks: []int{0, 1}},
+		{Mode: "representative", Ranks: []int{0, 1}},
+		{Mode: "hierarchical", Ranks: []int{0, 1}, Levels: levels, Join: "sideways"},
+		{Mode: "ring", Ranks: []int{0, 1}},
+	} {
+		if _, err := NewSchedule(r); err == nil {
+			t.Errorf("%+v accepted", r)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"netaware/dataset"
+	"netaware/topo"
 )
 
 // PlanOf builds the plan a schedule spec (stored in a dataset section)
@@ -18,7 +19,7 @@ func PlanOf(s dataset.ScheduleSpec) (Plan, error) {
 	case "hierarchical", "fast":
 		tree := s.Tree
 		if tree == nil {
-			tree = &Group{Ranks: s.Ranks}
+			tree = &dataset.Group{Ranks: s.Ranks}
 		}
 		if s.Mode == "fast" {
 			var err error
@@ -28,7 +29,7 @@ func PlanOf(s dataset.ScheduleSpec) (Plan, error) {
 		}
 		join := s.Join
 		if join == "" {
-			join = JoinOne
+			join = dataset.JoinOne
 		}
 		return HierarchicalPlan(tree, join), nil
 	case "representative":
@@ -76,4 +77,69 @@ func isShared(ph *Phase) bool {
 	planCache.Lock()
 	defer planCache.Unlock()
 	return planCache.shared[ph]
+}
+
+// ScheduleRequest is a pair campaign's schedule as a user states it: a mode,
+// the ranks to measure and, for the modes that need them, the groups.
+type ScheduleRequest struct {
+	Mode   string // serial, hierarchical, fast or representative
+	Ranks  []int  // ascending, at least two
+	Levels []topo.Level
+	// Join is hierarchical and fast's join mode (dataset.ParseJoinMode).
+	Join string
+	// Fraction and Seed choose fast's sample of each finest group.
+	Fraction float64
+	Seed     uint64
+	// Parallel runs representative's disjoint pairs at the same time.
+	Parallel bool
+}
+
+// NewSchedule builds the spec of r and checks that it plans: hierarchical
+// and fast over the tree of r.Levels restricted to r.Ranks, representative
+// over the finest level's groups restricted to r.Ranks (a group without a
+// rank to measure is dropped).
+func NewSchedule(r ScheduleRequest) (dataset.ScheduleSpec, error) {
+	spec := dataset.ScheduleSpec{Mode: r.Mode, Ranks: r.Ranks}
+	switch r.Mode {
+	case "serial":
+	case "hierarchical", "fast":
+		if r.Levels == nil {
+			return spec, fmt.Errorf("the %s schedule needs groups (a topology)", r.Mode)
+		}
+		tree, err := TreeFromLevels(r.Levels, r.Ranks)
+		if err != nil {
+			return spec, err
+		}
+		spec.Tree = tree
+		if spec.Join, err = dataset.ParseJoinMode(r.Join); err != nil {
+			return spec, err
+		}
+		if r.Mode == "fast" {
+			spec.Fraction, spec.Seed = r.Fraction, r.Seed
+		}
+	case "representative":
+		if len(r.Levels) == 0 {
+			return spec, fmt.Errorf("the representative schedule needs groups (a topology)")
+		}
+		in := make(map[int]bool, len(r.Ranks))
+		for _, x := range r.Ranks {
+			in[x] = true
+		}
+		for _, g := range r.Levels[0].Groups {
+			var keep []int
+			for _, x := range g {
+				if in[x] {
+					keep = append(keep, x)
+				}
+			}
+			if len(keep) > 0 {
+				spec.Groups = append(spec.Groups, keep)
+			}
+		}
+		spec.Parallel = r.Parallel
+	default:
+		return spec, fmt.Errorf("schedule %q: want serial, hierarchical, fast or representative", r.Mode)
+	}
+	_, err := PlanOf(spec)
+	return spec, err
 }

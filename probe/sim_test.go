@@ -9,6 +9,7 @@ import (
 
 	"netaware/comm"
 	"netaware/comm/sim"
+	"netaware/dataset"
 	"netaware/platform"
 )
 
@@ -94,8 +95,8 @@ func simPair(t testing.TB, p *platform.Platform, opts sim.Options, a, b int, bod
 	return res
 }
 
-func runPLogPPair(t testing.TB, p *platform.Platform, opts sim.Options, a, b int, params PLogPParams) *PLogPResult {
-	var res *PLogPResult
+func runPLogPPair(t testing.TB, p *platform.Platform, opts sim.Options, a, b int, params dataset.PLogPParams) *dataset.PLogPResult {
+	var res *dataset.PLogPResult
 	simPair(t, p, opts, a, b, func(ctx context.Context, c comm.Comm) error {
 		if c.Rank() == a {
 			r, err := PLogPPair(ctx, c, b, params)
@@ -112,7 +113,7 @@ var pairClasses = []struct {
 	a, b int
 }{{"intra-socket", 0, 1}, {"inter-socket", 0, 2}, {"inter-node", 0, 5}}
 
-func checkPLogP(t *testing.T, p *platform.Platform, res *PLogPResult, a, b int, tol float64) {
+func checkPLogP(t *testing.T, p *platform.Platform, res *dataset.PLogPResult, a, b int, tol float64) {
 	t.Helper()
 	for _, s := range res.Sizes {
 		e := impliedPLogP(p, a, b, s.Bytes)
@@ -171,7 +172,7 @@ func TestReinfjellPLogPRecoversPlatformNoiseFree(t *testing.T) {
 	p := loadTestPlatform(t, "testdata/twonodes.yaml")
 	for _, pc := range pairClasses {
 		t.Run(pc.name, func(t *testing.T) {
-			res := runPLogPPair(t, p, sim.Options{NoNoise: true}, pc.a, pc.b, PLogPParams{MaxBytes: 2 << 20, Reps: 4})
+			res := runPLogPPair(t, p, sim.Options{NoNoise: true}, pc.a, pc.b, dataset.PLogPParams{MaxBytes: 2 << 20, Reps: 4})
 			checkPLogP(t, p, res, pc.a, pc.b, 0.05)
 		})
 	}
@@ -184,7 +185,7 @@ func TestReinfjellPLogPRecoversPlatformNoiseFree(t *testing.T) {
 // and some lie right next to the switch.
 func TestReinfjellExtraMeasurementsAtProtocolSwitch(t *testing.T) {
 	p := loadTestPlatform(t, "testdata/twonodes.yaml")
-	res := runPLogPPair(t, p, sim.Options{NoNoise: true}, 0, 5, PLogPParams{MaxBytes: 1 << 20, Reps: 2, MaxExtra: -1})
+	res := runPLogPPair(t, p, sim.Options{NoNoise: true}, 0, 5, dataset.PLogPParams{MaxBytes: 1 << 20, Reps: 2, MaxExtra: -1})
 	extra, closest := 0, 1<<30
 	for _, s := range res.Sizes {
 		if !s.Extra {
@@ -216,7 +217,7 @@ func abs(x int) int {
 // saturation; at and below, saturation is used.
 func TestReinfjellEq31FastGap(t *testing.T) {
 	p := loadTestPlatform(t, "testdata/twonodes.yaml")
-	res := runPLogPPair(t, p, sim.Options{NoNoise: true}, 0, 5, PLogPParams{MaxBytes: 1 << 20, Reps: 2, SatMaxBytes: 4096, MaxExtra: -1})
+	res := runPLogPPair(t, p, sim.Options{NoNoise: true}, 0, 5, dataset.PLogPParams{MaxBytes: 1 << 20, Reps: 2, SatMaxBytes: 4096, MaxExtra: -1})
 	zero, _ := res.At(0)
 	for _, s := range res.Sizes {
 		if s.Bytes <= 4096 {
@@ -238,7 +239,7 @@ func TestReinfjellEq31FastGap(t *testing.T) {
 func TestReinfjellEq32Latency(t *testing.T) {
 	p := loadTestPlatform(t, "testdata/twonodes.yaml")
 	for _, pc := range pairClasses {
-		res := runPLogPPair(t, p, sim.Options{NoNoise: true}, pc.a, pc.b, PLogPParams{MaxBytes: 1, Reps: 2})
+		res := runPLogPPair(t, p, sim.Options{NoNoise: true}, pc.a, pc.b, dataset.PLogPParams{MaxBytes: 1, Reps: 2})
 		zero, _ := res.At(0)
 		if want := (zero.RTT.Mean - 2*zero.GS) / 2; math.Abs(res.LS-want) > 1e-15 {
 			t.Errorf("%s: L %g, Eq. 3.2 gives %g", pc.name, res.LS, want)
@@ -252,7 +253,7 @@ func TestReinfjellEq32Latency(t *testing.T) {
 // Table 2.1: LogP/LogGP parameters derived from PLogP.
 func TestReinfjellTable21LogGP(t *testing.T) {
 	p := loadTestPlatform(t, "testdata/twonodes.yaml")
-	res := runPLogPPair(t, p, sim.Options{NoNoise: true}, 0, 5, PLogPParams{MaxBytes: 1 << 16, Reps: 2})
+	res := runPLogPPair(t, p, sim.Options{NoNoise: true}, 0, 5, dataset.PLogPParams{MaxBytes: 1 << 16, Reps: 2})
 	one, _ := res.At(1)
 	last := res.Sizes[len(res.Sizes)-1]
 	lg := res.LogGP
@@ -271,14 +272,14 @@ func TestReinfjellTable21LogGP(t *testing.T) {
 func TestShiraiPingPongStopsAfterTenStale(t *testing.T) {
 	p := loadTestPlatform(t, "testdata/flat.yaml")
 	for _, pc := range pairClasses {
-		var res RTTResult
+		var res dataset.RTTResult
 		simPair(t, p, sim.Options{NoNoise: true}, pc.a, pc.b, func(ctx context.Context, c comm.Comm) error {
 			if c.Rank() == pc.a {
-				r, err := RTTInitiate(ctx, c, pc.b, RTTParams{})
+				r, err := RTTInitiate(ctx, c, pc.b, dataset.RTTParams{})
 				res = r
 				return err
 			}
-			return RTTRespond(ctx, c, pc.a, RTTParams{})
+			return RTTRespond(ctx, c, pc.a, dataset.RTTParams{})
 		})
 		if len(res.Exchanges) != 3 {
 			t.Fatalf("%s: %d rounds, want 3", pc.name, len(res.Exchanges))
@@ -312,14 +313,14 @@ func bwTime(p *platform.Platform, a, b, m int) float64 {
 // min <= max.
 func TestShiraiPingPongBoundedWithNoise(t *testing.T) {
 	p := loadTestPlatform(t, "testdata/twonodes.yaml")
-	var res RTTResult
+	var res dataset.RTTResult
 	simPair(t, p, sim.Options{}, 0, 5, func(ctx context.Context, c comm.Comm) error {
 		if c.Rank() == 0 {
-			r, err := RTTInitiate(ctx, c, 5, RTTParams{})
+			r, err := RTTInitiate(ctx, c, 5, dataset.RTTParams{})
 			res = r
 			return err
 		}
-		return RTTRespond(ctx, c, 0, RTTParams{})
+		return RTTRespond(ctx, c, 0, dataset.RTTParams{})
 	})
 	for _, n := range res.Exchanges {
 		if n < 11 || n > 30 {
@@ -336,10 +337,10 @@ func TestShiraiPingPongBoundedWithNoise(t *testing.T) {
 func TestHockneyRecoversPlatformNoiseFree(t *testing.T) {
 	p := loadTestPlatform(t, "testdata/twonodes.yaml")
 	for _, pc := range pairClasses {
-		var res *HockneyResult
+		var res *dataset.HockneyResult
 		simPair(t, p, sim.Options{NoNoise: true}, pc.a, pc.b, func(ctx context.Context, c comm.Comm) error {
 			if c.Rank() == pc.a {
-				r, err := HockneyPair(ctx, c, pc.b, HockneyParams{MaxBytes: 64 << 10, Reps: 4})
+				r, err := HockneyPair(ctx, c, pc.b, dataset.HockneyParams{MaxBytes: 64 << 10, Reps: 4})
 				res = r
 				return err
 			}
@@ -361,7 +362,7 @@ func TestReinfjellPLogPRecoversPlatformWithNoise(t *testing.T) {
 	p := loadTestPlatform(t, "testdata/twonodes.yaml")
 	for _, pc := range pairClasses {
 		t.Run(pc.name, func(t *testing.T) {
-			res := runPLogPPair(t, p, sim.Options{}, pc.a, pc.b, PLogPParams{MaxBytes: 2 << 20, Reps: 16, MaxExtra: 4})
+			res := runPLogPPair(t, p, sim.Options{}, pc.a, pc.b, dataset.PLogPParams{MaxBytes: 2 << 20, Reps: 16, MaxExtra: 4})
 			checkPLogP(t, p, res, pc.a, pc.b, 0.10)
 		})
 	}
@@ -374,7 +375,7 @@ func TestReinfjellSpreadShrinksWithReps(t *testing.T) {
 	spread := func(reps int) float64 {
 		var means []float64
 		for seed := int64(1); seed <= 8; seed++ {
-			res := runPLogPPair(t, p, sim.Options{Seed: seed}, 0, 5, PLogPParams{MaxBytes: 1024, Reps: reps, MaxExtra: -2, SatMax: 20, SatMaxBytes: -1})
+			res := runPLogPPair(t, p, sim.Options{Seed: seed}, 0, 5, dataset.PLogPParams{MaxBytes: 1024, Reps: reps, MaxExtra: -2, SatMax: 20, SatMaxBytes: -1})
 			s, _ := res.At(1024)
 			means = append(means, s.RTT.Mean)
 		}
@@ -407,7 +408,7 @@ func TestReinfjellPLogPFramLike(t *testing.T) {
 				tol, opts = 0.10, sim.Options{}
 			}
 			t.Run(fmt.Sprintf("%s/noise=%v", pc.name, noisy), func(t *testing.T) {
-				res := runPLogPPair(t, p, opts, pc.a, pc.b, PLogPParams{MaxBytes: 2 << 20, Reps: 8, SatMax: 2560, MaxExtra: 4})
+				res := runPLogPPair(t, p, opts, pc.a, pc.b, dataset.PLogPParams{MaxBytes: 2 << 20, Reps: 8, SatMax: 2560, MaxExtra: 4})
 				checkPLogP(t, p, res, pc.a, pc.b, tol)
 			})
 		}
@@ -427,15 +428,15 @@ func TestHockneyAndBandwidthFramLike(t *testing.T) {
 			tol, opts = 0.10, sim.Options{}
 		}
 		for _, pc := range [][2]int{{0, 1}, {0, 16}, {0, 32}, {0, 480}} {
-			var h *HockneyResult
-			var bw *BandwidthResult
+			var h *dataset.HockneyResult
+			var bw *dataset.BandwidthResult
 			simPair(t, p, opts, pc[0], pc[1], func(ctx context.Context, c comm.Comm) error {
 				if c.Rank() == pc[0] {
 					var err error
-					if h, err = HockneyPair(ctx, c, pc[1], HockneyParams{MaxBytes: 64 << 10, Reps: 8}); err != nil {
+					if h, err = HockneyPair(ctx, c, pc[1], dataset.HockneyParams{MaxBytes: 64 << 10, Reps: 8}); err != nil {
 						return err
 					}
-					bw, err = BandwidthPair(ctx, c, pc[1], BandwidthParams{Bytes: 16 << 20, Reps: 3})
+					bw, err = BandwidthPair(ctx, c, pc[1], dataset.BandwidthParams{Bytes: 16 << 20, Reps: 3})
 					return err
 				}
 				if err := PLogPServe(ctx, c, pc[0]); err != nil {

@@ -4,14 +4,16 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"netaware/dataset"
 )
 
 // Summarize returns the summary of xs (the zero Summary for no samples).
-func Summarize(xs []float64) Summary {
+func Summarize(xs []float64) dataset.Summary {
 	if len(xs) == 0 {
-		return Summary{}
+		return dataset.Summary{}
 	}
-	s := Summary{N: len(xs), Min: xs[0], Max: xs[0]}
+	s := dataset.Summary{N: len(xs), Min: xs[0], Max: xs[0]}
 	sum := 0.0
 	for _, x := range xs {
 		sum += x

@@ -3,6 +3,8 @@ package probe
 import (
 	"math"
 	"testing"
+
+	"netaware/dataset"
 )
 
 func TestSummarizeAndCI(t *testing.T) {
@@ -40,15 +42,15 @@ func TestFitLineHandWorked(t *testing.T) {
 // its smallest RTT minimum; bandwidth keeps the last result; unmeasured
 // pairs are NaN, the diagonal 0, and out-of-range pairs are ignored.
 func TestDatasetMatrices(t *testing.T) {
-	rtt := func(a, b int, v float64) PairResult[RTTResult] {
-		return PairResult[RTTResult]{A: a, B: b, Result: RTTResult{MinS: v, MaxS: 2 * v}}
+	rtt := func(a, b int, v float64) dataset.PairResult[dataset.RTTResult] {
+		return dataset.PairResult[dataset.RTTResult]{A: a, B: b, Result: dataset.RTTResult{MinS: v, MaxS: 2 * v}}
 	}
-	bw := func(a, b int, v float64) PairResult[BandwidthResult] {
-		return PairResult[BandwidthResult]{A: a, B: b, Result: BandwidthResult{BandwidthBps: v}}
+	bw := func(a, b int, v float64) dataset.PairResult[dataset.BandwidthResult] {
+		return dataset.PairResult[dataset.BandwidthResult]{A: a, B: b, Result: dataset.BandwidthResult{BandwidthBps: v}}
 	}
-	ds := &Dataset{World: World{Size: 3},
-		RTT:       &RTTSection{Pairs: []PairResult[RTTResult]{rtt(0, 1, 5e-6), rtt(1, 0, 3e-6), rtt(0, 1, 4e-6), rtt(2, 7, 1e-6)}},
-		Bandwidth: &BandwidthSection{Pairs: []PairResult[BandwidthResult]{bw(1, 2, 1e9), bw(2, 1, 2e9)}},
+	ds := &dataset.Dataset{World: dataset.World{Size: 3},
+		RTT:       &dataset.RTTSection{Pairs: []dataset.PairResult[dataset.RTTResult]{rtt(0, 1, 5e-6), rtt(1, 0, 3e-6), rtt(0, 1, 4e-6), rtt(2, 7, 1e-6)}},
+		Bandwidth: &dataset.BandwidthSection{Pairs: []dataset.PairResult[dataset.BandwidthResult]{bw(1, 2, 1e9), bw(2, 1, 2e9)}},
 	}
 	r := ds.RTTMin()
 	if r[0][1] != 3e-6 || r[1][0] != 3e-6 || r[0][0] != 0 || !math.IsNaN(r[0][2]) || !math.IsNaN(r[1][2]) {
@@ -58,7 +60,7 @@ func TestDatasetMatrices(t *testing.T) {
 	if b[1][2] != 2e9 || b[2][1] != 2e9 || !math.IsNaN(b[0][1]) || b[2][2] != 0 {
 		t.Errorf("bandwidth matrix %v", b)
 	}
-	if e := (&Dataset{World: World{Size: 2}}).RTTMin(); !math.IsNaN(e[0][1]) || e[1][1] != 0 {
+	if e := (&dataset.Dataset{World: dataset.World{Size: 2}}).RTTMin(); !math.IsNaN(e[0][1]) || e[1][1] != 0 {
 		t.Errorf("empty section %v", e)
 	}
 }

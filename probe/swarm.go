@@ -18,33 +18,19 @@ import (
 // per-peer fragment counts, summed both ways (Eq. 4.1) and averaged over
 // iterations (Eq. 4.2), measure the achievable bandwidth between peers.
 
-// The swarm section's types live in package dataset.
-type (
-	SwarmParams    = dataset.SwarmParams
-	SwarmCount     = dataset.SwarmCount
-	SwarmIteration = dataset.SwarmIteration
-	SwarmSection   = dataset.SwarmSection
-)
-
-// Edge weights of the swarm graph (dataset.WeightRate, WeightFragments).
-const (
-	WeightRate      = dataset.WeightRate
-	WeightFragments = dataset.WeightFragments
-)
-
 // SwarmHierarchy is the bandwidth hierarchy of the first k iterations'
 // graph (cluster.BandwidthHierarchy), seeded by the probe's seed.
-func SwarmHierarchy(s *SwarmSection, n, k int) ([]cluster.Labels, error) {
+func SwarmHierarchy(s *dataset.SwarmSection, n, k int) ([]cluster.Labels, error) {
 	return cluster.BandwidthHierarchy(s.Graph(n, k), s.Params.Swarm.Seed+1, cluster.DefaultSplitRatio)
 }
 
 // DefaultSwarmParams: 4 MiB broadcasts of 16 KiB fragments, at most 10
 // iterations, stop after two successive iterations agree with NMI >= 0.99.
-func DefaultSwarmParams() SwarmParams {
-	return SwarmParams{Bytes: 4 << 20, Swarm: swarm.Params{}.WithDefaults(), MaxIterations: 10, StableNMI: 0.99, StableIterations: 2}
+func DefaultSwarmParams() dataset.SwarmParams {
+	return dataset.SwarmParams{Bytes: 4 << 20, Swarm: swarm.Params{}.WithDefaults(), MaxIterations: 10, StableNMI: 0.99, StableIterations: 2}
 }
 
-func checkSwarm(p SwarmParams) error {
+func checkSwarm(p dataset.SwarmParams) error {
 	switch {
 	case p.Bytes < 1:
 		return fmt.Errorf("swarm probe: %d bytes, want >= 1", p.Bytes)
@@ -54,7 +40,7 @@ func checkSwarm(p SwarmParams) error {
 		return fmt.Errorf("swarm probe: stable NMI %v, want within [0,1]", p.StableNMI)
 	case p.StableIterations < 1:
 		return fmt.Errorf("swarm probe: stable iterations %d, want >= 1", p.StableIterations)
-	case p.Weight != "" && p.Weight != WeightRate && p.Weight != WeightFragments:
+	case p.Weight != "" && p.Weight != dataset.WeightRate && p.Weight != dataset.WeightFragments:
 		return fmt.Errorf("swarm probe: weight %q, want rate or fragments", p.Weight)
 	}
 	return p.Swarm.WithDefaults().Validate()
@@ -73,7 +59,7 @@ func SwarmRoot(n, i int, seed uint64) int {
 // dataset to fill; its Swarm section, when it has the same parameters and
 // is not complete, is continued (resume), otherwise replaced. Other ranks
 // pass nil. hooks.Progress gets (iterations done, MaxIterations).
-func RunSwarm(ctx context.Context, c comm.Comm, ds *Dataset, p SwarmParams, hooks RunHooks) error {
+func RunSwarm(ctx context.Context, c comm.Comm, ds *dataset.Dataset, p dataset.SwarmParams, hooks RunHooks) error {
 	p.Swarm = p.Swarm.WithDefaults()
 	if err := checkSwarm(p); err != nil {
 		return err
@@ -84,7 +70,7 @@ func RunSwarm(ctx context.Context, c comm.Comm, ds *Dataset, p SwarmParams, hook
 	}
 	// Rank 0 decides where to start (resume) and, after every iteration,
 	// whether to go on; one small message per rank carries each decision.
-	var sec *SwarmSection
+	var sec *dataset.SwarmSection
 	var prev []cluster.Labels // the previous iteration's hierarchy (maybe no level)
 	havePrev := false
 	stableRun := 0
@@ -105,7 +91,7 @@ func RunSwarm(ctx context.Context, c comm.Comm, ds *Dataset, p SwarmParams, hook
 				prev, havePrev = h, true
 			}
 		} else {
-			sec = &SwarmSection{Params: p}
+			sec = &dataset.SwarmSection{Params: p}
 			ds.Swarm = sec
 		}
 		sec.Runs++
@@ -180,7 +166,7 @@ func RunSwarm(ctx context.Context, c comm.Comm, ds *Dataset, p SwarmParams, hook
 // first iterations of a large world often hold too few connections for
 // any level, and a world without bandwidth structure is measured until
 // MaxIterations.
-func nextStable(run int, h, prev []cluster.Labels, p SwarmParams) int {
+func nextStable(run int, h, prev []cluster.Labels, p dataset.SwarmParams) int {
 	v, err := cluster.HierarchyNMI(h, prev)
 	if err != nil || v < p.StableNMI || len(h) == 0 {
 		return 0
@@ -203,7 +189,7 @@ func shareDecision(ctx context.Context, c comm.Comm, i int) (int, error) {
 }
 
 // gatherSwarm collects every rank's counts and completion time on rank 0.
-func gatherSwarm(ctx context.Context, c comm.Comm, st *swarm.Stats) (*SwarmIteration, error) {
+func gatherSwarm(ctx context.Context, c comm.Comm, st *swarm.Stats) (*dataset.SwarmIteration, error) {
 	enc := func(st *swarm.Stats) []byte {
 		b := make([]byte, 8+16*len(st.Received))
 		binary.LittleEndian.PutUint64(b, math.Float64bits(st.Complete.Seconds()))
@@ -217,7 +203,7 @@ func gatherSwarm(ctx context.Context, c comm.Comm, st *swarm.Stats) (*SwarmItera
 	if c.Rank() != 0 {
 		return nil, c.Send(ctx, 0, tagSwarmRes, enc(st))
 	}
-	it := &SwarmIteration{}
+	it := &dataset.SwarmIteration{}
 	add := func(to int, b []byte) error {
 		if len(b) < 8 || (len(b)-8)%16 != 0 {
 			return fmt.Errorf("rank %d: swarm result of %d bytes", to, len(b))
@@ -236,7 +222,7 @@ func gatherSwarm(ctx context.Context, c comm.Comm, st *swarm.Stats) (*SwarmItera
 			if math.IsNaN(busy) || busy < 0 {
 				return fmt.Errorf("rank %d: busy time %v with rank %d", to, busy, from)
 			}
-			it.Counts = append(it.Counts, SwarmCount{From: from, To: to, Fragments: int(binary.LittleEndian.Uint32(b[k+4:])), BusyS: busy})
+			it.Counts = append(it.Counts, dataset.SwarmCount{From: from, To: to, Fragments: int(binary.LittleEndian.Uint32(b[k+4:])), BusyS: busy})
 		}
 		return nil
 	}
@@ -260,7 +246,7 @@ func gatherSwarm(ctx context.Context, c comm.Comm, st *swarm.Stats) (*SwarmItera
 
 // CheckSwarmParams reports what is wrong with p (its Swarm part with
 // defaults filled in).
-func CheckSwarmParams(p SwarmParams) error {
+func CheckSwarmParams(p dataset.SwarmParams) error {
 	p.Swarm = p.Swarm.WithDefaults()
 	return checkSwarm(p)
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"netaware/dataset"
 	"netaware/metrics"
 	"netaware/platform"
 	"netaware/topo"
@@ -29,9 +30,9 @@ func scaledDichev(t *testing.T, name string, n int) *platform.Platform {
 func twoDigits(n int) string { return string([]byte{byte('0' + n/10), byte('0' + n%10)}) }
 
 // swarmLevels runs the probe and returns its hierarchy as topology levels.
-func swarmLevels(t *testing.T, p *platform.Platform, prm SwarmParams) []topo.Level {
+func swarmLevels(t *testing.T, p *platform.Platform, prm dataset.SwarmParams) []topo.Level {
 	t.Helper()
-	ds := &Dataset{World: World{Size: p.NumRanks()}}
+	ds := &dataset.Dataset{World: dataset.World{Size: p.NumRanks()}}
 	if err := runSwarmSim(t, p, ds, prm, RunHooks{}); err != nil {
 		t.Fatal(err)
 	}

@@ -8,14 +8,15 @@ import (
 
 	"netaware/comm"
 	"netaware/comm/sim"
+	"netaware/dataset"
 	"netaware/metrics"
 	"netaware/platform"
 )
 
-func runSwarmSim(t *testing.T, p *platform.Platform, ds *Dataset, prm SwarmParams, hooks RunHooks) error {
+func runSwarmSim(t *testing.T, p *platform.Platform, ds *dataset.Dataset, prm dataset.SwarmParams, hooks RunHooks) error {
 	t.Helper()
 	_, err := sim.Run(context.Background(), p, sim.Options{}, func(ctx context.Context, c comm.Comm) error {
-		var d *Dataset
+		var d *dataset.Dataset
 		if c.Rank() == 0 {
 			d = ds
 		}
@@ -40,7 +41,7 @@ func TestSwarmConvergesOverIterations(t *testing.T) {
 	p := splitPlatform(t)
 	prm := DefaultSwarmParams()
 	prm.Bytes = 1 << 20
-	ds := &Dataset{World: World{Size: p.NumRanks()}}
+	ds := &dataset.Dataset{World: dataset.World{Size: p.NumRanks()}}
 	if err := runSwarmSim(t, p, ds, prm, RunHooks{}); err != nil {
 		t.Fatal(err)
 	}
@@ -81,12 +82,12 @@ func TestSwarmConvergesOverIterations(t *testing.T) {
 		t.Errorf("w_1 sums to %v, want %v", sum, want)
 	}
 	// The section survives dataset.json.
-	ds.Version = DatasetVersion
+	ds.Version = dataset.Version
 	b, err := json.Marshal(ds)
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := Parse(b)
+	back, err := dataset.Parse(b)
 	if err != nil || len(back.Swarm.Iterations) != len(s.Iterations) {
 		t.Fatalf("round trip: %v", err)
 	}
@@ -102,8 +103,8 @@ func TestSwarmResume(t *testing.T) {
 	prm.Bytes = 256 << 10
 	prm.MaxIterations = 3
 	prm.StableIterations = 5 // never stable: run to MaxIterations
-	ds := &Dataset{World: World{Size: p.NumRanks()}}
-	stop := RunHooks{Checkpoint: func(d *Dataset, final bool) error {
+	ds := &dataset.Dataset{World: dataset.World{Size: p.NumRanks()}}
+	stop := RunHooks{Checkpoint: func(d *dataset.Dataset, final bool) error {
 		if len(d.Swarm.Iterations) == 1 {
 			return errStop
 		}
@@ -129,13 +130,13 @@ func TestSwarmResume(t *testing.T) {
 }
 
 func TestSwarmBadInput(t *testing.T) {
-	for _, prm := range []SwarmParams{{Bytes: 0, MaxIterations: 1, StableIterations: 1}, {Bytes: 1, MaxIterations: 0, StableIterations: 1}, {Bytes: 1, MaxIterations: 1, StableIterations: 1, StableNMI: 2}, {Bytes: 1, MaxIterations: 1, StableIterations: 1, Weight: "x"}} {
+	for _, prm := range []dataset.SwarmParams{{Bytes: 0, MaxIterations: 1, StableIterations: 1}, {Bytes: 1, MaxIterations: 0, StableIterations: 1}, {Bytes: 1, MaxIterations: 1, StableIterations: 1, StableNMI: 2}, {Bytes: 1, MaxIterations: 1, StableIterations: 1, Weight: "x"}} {
 		if err := checkSwarm(prm); err == nil {
 			t.Errorf("%+v: no error", prm)
 		}
 	}
 	bad := `{"version":1,"world":{"kind":"sim","size":2},"swarm":{"iterations":[{"root":0,"counts":[{"from":0,"to":5,"fragments":1}]}]}}`
-	if _, err := Parse([]byte(bad)); err == nil {
+	if _, err := dataset.Parse([]byte(bad)); err == nil {
 		t.Error("a count naming rank 5 of 2: no error")
 	}
 }
@@ -157,7 +158,7 @@ hosts:
 	prm := DefaultSwarmParams()
 	prm.Bytes = 512 << 10
 	prm.MaxIterations = 4
-	ds := &Dataset{World: World{Size: p.NumRanks()}}
+	ds := &dataset.Dataset{World: dataset.World{Size: p.NumRanks()}}
 	if err := runSwarmSim(t, p, ds, prm, RunHooks{}); err != nil {
 		t.Fatal(err)
 	}

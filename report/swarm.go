@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
-	"netaware/probe"
+	"netaware/dataset"
 	"netaware/topo"
 )
 
@@ -33,17 +33,17 @@ type swarmTreeRow struct {
 }
 
 // swarmSection builds the view, or nil when the dataset has no swarm.
-func swarmSection(out *Output, v *view, t *topo.Topology, ds *probe.Dataset) (*swarmView, error) {
+func swarmSection(out *Output, v *view, t *topo.Topology, ds *dataset.Dataset) (*swarmView, error) {
 	if ds == nil || ds.Swarm == nil || len(ds.Swarm.Iterations) == 0 {
 		return nil, nil
 	}
 	s := ds.Swarm
 	sv := &swarmView{Iterations: len(s.Iterations), Stable: s.Stable, Weight: s.Params.Weight}
 	if sv.Weight == "" {
-		sv.Weight = probe.WeightRate
+		sv.Weight = dataset.WeightRate
 	}
 	unit := func(x float64) string { return trimNum(x) + " fragments/s" }
-	if sv.Weight == probe.WeightFragments {
+	if sv.Weight == dataset.WeightFragments {
 		unit = func(x float64) string { return trimNum(x) + " fragments" }
 	}
 	g := s.Graph(t.Size, 0)

@@ -213,3 +213,29 @@ func FormatByteRate(bps float64) string { return format(bps, byteScales) }
 
 // FormatTime prints seconds: 1.1e-4 -> "110us".
 func FormatTime(s float64) string { return format(s, timeScales) }
+
+// FormatSize prints a byte count the way ParseSize reads it back: in KiB or
+// MiB when it is a whole number of them (message sizes are powers of two),
+// else in bytes: 65536 -> "64KiB", 1000 -> "1000B".
+func FormatSize(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return strconv.FormatInt(n>>20, 10) + "MiB"
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return strconv.FormatInt(n>>10, 10) + "KiB"
+	}
+	return strconv.FormatInt(n, 10) + "B"
+}
+
+// FormatDecimalBytes prints a byte count in decimal units, for products of
+// measurements such as a bandwidth-delay product, which are no buffer sizes:
+// 1234567 -> "1.23MB", 1500 -> "1.5kB".
+func FormatDecimalBytes(b int64) string {
+	switch {
+	case b >= 1e6:
+		return fmt.Sprintf("%.2fMB", float64(b)/1e6)
+	case b >= 1e3:
+		return fmt.Sprintf("%.1fkB", float64(b)/1e3)
+	}
+	return fmt.Sprintf("%dB", b)
+}

@@ -103,3 +103,22 @@ func TestFormatThreeDigits(t *testing.T) {
 		}
 	}
 }
+
+// Sizes print in the unit that keeps them whole and read back exactly.
+func TestFormatSize(t *testing.T) {
+	for n, want := range map[int64]string{0: "0B", 1: "1B", 1000: "1000B", 1024: "1KiB", 1536: "1536B",
+		65536: "64KiB", 1 << 20: "1MiB", 3 << 20: "3MiB", (1 << 20) + 1024: "1025KiB", 16 << 30: "16384MiB"} {
+		got := FormatSize(n)
+		if got != want {
+			t.Errorf("FormatSize(%d) = %q, want %q", n, got, want)
+		}
+		if back, err := ParseSize(got); err != nil || back != n {
+			t.Errorf("ParseSize(FormatSize(%d) = %q) = %d, %v", n, got, back, err)
+		}
+	}
+	for b, want := range map[int64]string{0: "0B", 999: "999B", 1000: "1.0kB", 1500: "1.5kB", 999999: "1000.0kB", 1e6: "1.00MB", 1234567: "1.23MB"} {
+		if got := FormatDecimalBytes(b); got != want {
+			t.Errorf("FormatDecimalBytes(%d) = %q, want %q", b, got, want)
+		}
+	}
+}

@@ -1,10 +1,11 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
-	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -15,19 +16,30 @@ import (
 
 	"netaware/cluster"
 	"netaware/dataset"
+	"netaware/metrics"
 	"netaware/topo"
 )
 
 func init() { register(newClusterCmd) }
 
+// clusterOptions are 'netaware cluster”s options.
+type clusterOptions struct {
+	streams
+	input, distance, linkage, outFile string
+	size                              int
+	asJSON                            bool
+	csv                               bool
+	opt                               cluster.Options
+}
+
+func newClusterOptions() *clusterOptions {
+	o := &clusterOptions{distance: "plogp", outFile: "topology.json", opt: cluster.DefaultOptions()}
+	o.linkage = o.opt.Linkage.String()
+	return o
+}
+
 func newClusterCmd() *cobra.Command {
-	var (
-		distance, algorithm, linkage, out string
-		size                              int
-		minJump                           float64
-		asJSON                            bool
-	)
-	opt := cluster.DefaultOptions()
+	o := newClusterOptions()
 	cmd := &cobra.Command{
 		Use:   "cluster DATASET|MATRIX.csv",
 		Short: "Cluster the ranks of a dataset into topology levels, without being told how many groups",
@@ -72,234 +84,136 @@ level; the other algorithms need every pair. What was done is printed.`,
   printf ',a,b,c,d\na,,1,9,\nb,1,,9,\nc,9,9,,2\nd,,,2,\n' > lat.csv
   netaware cluster lat.csv --algorithm eco --out lat-topology.json`,
 		Args: cobra.ExactArgs(1),
+		RunE: runOptions(o),
 	}
 	f := cmd.Flags()
-	f.StringVar(&distance, "distance", "plogp", "rtt, plogp, features or bandwidth; for a CSV matrix: distance (its default) or bandwidth")
-	f.StringVar(&algorithm, "algorithm", opt.Algorithm, strings.Join(cluster.Algorithms, ", "))
-	f.StringVar(&linkage, "linkage", "average", "agglomerative: single, complete, average or ward")
-	f.IntVar(&size, "size", 0, "plogp and features: message size m in bytes (must be measured)")
-	f.IntVar(&opt.Steps, "steps", opt.Steps, "parameter search: points of the linear search (seed 003 Sect. 3.3)")
-	f.Uint64Var(&opt.Seed, "seed", opt.Seed, "seed of the randomized methods (Louvain, spectral's k-means)")
-	f.Float64Var(&minJump, "min-jump", opt.Gap.MinJump, "hierarchy cut: smallest relative jump of merge distances between two levels")
-	f.StringVar(&out, "out", "topology.json", "topology file to write")
-	f.BoolVar(&asJSON, "json", false, "print the summary as JSON instead of a table")
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		opt.Algorithm = algorithm
-		opt.Gap.MinJump = minJump
-		link, err := cluster.ParseLinkage(linkage)
-		if err != nil {
-			return usagef("--linkage: %v", err)
-		}
-		opt.Linkage = link
-		if err := opt.Validate(); err != nil {
-			return usagef("%v", err)
-		}
-		var (
-			dist, sim *cluster.Matrix
-			hosts     []string
-		)
-		if strings.HasSuffix(strings.ToLower(args[0]), ".csv") {
-			if !cmd.Flags().Changed("distance") {
-				distance = "distance"
-			}
-			dist, sim, hosts, err = csvDistance(args[0], distance)
-		} else {
-			var ds *dataset.Dataset
-			if ds, err = dataset.Load(args[0]); err != nil {
-				return err
-			}
-			dist, sim, err = datasetDistance(ds, distance, size)
-			for _, r := range ds.Ranks {
-				hosts = append(hosts, r.Host)
-			}
-		}
-		if err != nil {
-			return err
-		}
-		var notes []string
-		points := cluster.MeasuredPoints(dist)
-		if len(points) < 2 {
-			return fmt.Errorf("cluster %s: --distance %s: %d ranks have a measured pair; nothing to cluster", args[0], distance, len(points))
-		}
-		world := dist.N
-		if len(points) < world {
-			notes = append(notes, fmt.Sprintf("%d of %d ranks have measured pairs (%s): clustering those as ranks 0-%d", len(points), world, topo.FormatRanks(points), len(points)-1))
-			dist, sim = dist.Sub(points), sim.Sub(points)
-		}
-		res, err := cluster.Run(dist, sim, opt)
-		if err != nil {
-			return fmt.Errorf("cluster %s: %w", args[0], err)
-		}
-		notes = append(notes, res.Notes...)
-		n := dist.N
-		ranks := make([]topo.Rank, n)
-		for i, p := range points {
-			ranks[i] = topo.Rank{Rank: i}
-			if p < len(hosts) {
-				ranks[i].Host = hosts[p]
-			}
-		}
-		res.Params["distance"] = distance
-		if distance == "plogp" || distance == "features" {
-			res.Params["size_bytes"] = size
-		}
-		if len(points) < world {
-			res.Params["ranks"] = topo.FormatRanks(points)
-		}
-		t := &topo.Topology{Version: topo.Version, Size: n, Ranks: ranks, Levels: res.Levels,
-			Method: &topo.Method{Name: algorithm, Params: res.Params}}
-		if err := t.Validate(); err != nil {
-			return fmt.Errorf("cluster: topology: %w", err)
-		}
-		if err := t.WriteFile(out); err != nil {
-			return err
-		}
-		sum := summarizeCluster(args[0], t, out)
-		sum.Notes = notes
-		if asJSON {
-			return probeWriteJSON(cmd.OutOrStdout(), sum)
-		}
-		printClusterSummary(cmd.OutOrStdout(), sum)
-		return nil
-	}
+	f.StringVar(&o.distance, "distance", o.distance, "rtt, plogp, features or bandwidth; for a CSV matrix: distance (its default) or bandwidth")
+	f.StringVar(&o.opt.Algorithm, "algorithm", o.opt.Algorithm, strings.Join(cluster.Algorithms, ", "))
+	f.StringVar(&o.linkage, "linkage", o.linkage, "agglomerative: single, complete, average or ward")
+	f.IntVar(&o.size, "size", o.size, "plogp and features: message size m in bytes (must be measured)")
+	f.IntVar(&o.opt.Steps, "steps", o.opt.Steps, "parameter search: points of the linear search (seed 003 Sect. 3.3)")
+	f.Uint64Var(&o.opt.Seed, "seed", o.opt.Seed, "seed of the randomized methods (Louvain, spectral's k-means)")
+	f.Float64Var(&o.opt.Gap.MinJump, "min-jump", o.opt.Gap.MinJump, "hierarchy cut: smallest relative jump of merge distances between two levels")
+	f.StringVar(&o.outFile, "out", o.outFile, "topology file to write")
+	f.BoolVar(&o.asJSON, "json", o.asJSON, "print the summary as JSON instead of a table")
 	return cmd
 }
 
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
+func (o *clusterOptions) complete(cmd *cobra.Command, args []string) error {
+	o.completeStreams(cmd)
+	o.input = args[0]
+	o.csv = strings.HasSuffix(strings.ToLower(o.input), ".csv")
+	if o.csv && !cmd.Flags().Changed("distance") {
+		o.distance = "distance"
 	}
-	return false
+	return nil
 }
 
-// csvDistance reads a CSV matrix of distances or bandwidths.
-func csvDistance(path, kind string) (dist, sim *cluster.Matrix, labels []string, err error) {
-	if kind != "distance" && kind != "bandwidth" {
-		return nil, nil, nil, usagef("--distance %q: a CSV matrix holds distances (distance) or bandwidths (bandwidth)", kind)
+func (o *clusterOptions) validate() error {
+	link, err := cluster.ParseLinkage(o.linkage)
+	if err != nil {
+		return usagef("--linkage: %v", err)
 	}
-	f, err := os.Open(path)
+	o.opt.Linkage = link
+	if err := o.opt.Validate(); err != nil {
+		return usagef("%v", err)
+	}
+	switch {
+	case o.csv && o.distance != "distance" && o.distance != "bandwidth":
+		return usagef("--distance %q: a CSV matrix holds distances (distance) or bandwidths (bandwidth)", o.distance)
+	case !o.csv && !slices.Contains(dataset.Distances, o.distance):
+		return usagef("--distance %q: want rtt, plogp, features or bandwidth", o.distance)
+	}
+	return nil
+}
+
+func (o *clusterOptions) run(context.Context) error {
+	dist, sim, hosts, err := o.load()
+	if err != nil {
+		return err
+	}
+	var notes []string
+	points := cluster.MeasuredPoints(dist)
+	if len(points) < 2 {
+		return fmt.Errorf("cluster %s: --distance %s: %d ranks have a measured pair; nothing to cluster", o.input, o.distance, len(points))
+	}
+	world := dist.N
+	if len(points) < world {
+		notes = append(notes, fmt.Sprintf("%d of %d ranks have measured pairs (%s): clustering those as ranks 0-%d", len(points), world, topo.FormatRanks(points), len(points)-1))
+		dist, sim = dist.Sub(points), sim.Sub(points)
+	}
+	res, err := cluster.Run(dist, sim, o.opt)
+	if err != nil {
+		return fmt.Errorf("cluster %s: %w", o.input, err)
+	}
+	notes = append(notes, res.Notes...)
+	n := dist.N
+	ranks := make([]topo.Rank, n)
+	for i, p := range points {
+		ranks[i] = topo.Rank{Rank: i}
+		if p < len(hosts) {
+			ranks[i].Host = hosts[p]
+		}
+	}
+	res.Params["distance"] = o.distance
+	if o.distance == "plogp" || o.distance == "features" {
+		res.Params["size_bytes"] = o.size
+	}
+	if len(points) < world {
+		res.Params["ranks"] = topo.FormatRanks(points)
+	}
+	t := &topo.Topology{Version: topo.Version, Size: n, Ranks: ranks, Levels: res.Levels,
+		Method: &topo.Method{Name: o.opt.Algorithm, Params: res.Params}}
+	if err := t.Validate(); err != nil {
+		return fmt.Errorf("cluster: topology: %w", err)
+	}
+	if err := t.WriteFile(o.outFile); err != nil {
+		return err
+	}
+	sum := summarizeCluster(o.input, t, o.outFile)
+	sum.Notes = notes
+	if o.asJSON {
+		return probeWriteJSON(o.out, sum)
+	}
+	printClusterSummary(o.out, sum)
+	return nil
+}
+
+// load reads the distance and similarity matrices and the ranks' host
+// names from the dataset or the CSV matrix.
+func (o *clusterOptions) load() (dist, sim *cluster.Matrix, hosts []string, err error) {
+	if o.csv {
+		f, err := os.Open(o.input)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		defer f.Close()
+		lm, err := cluster.ReadMatrixCSV(f)
+		if err == nil {
+			dist, sim, err = lm.Distances(o.distance == "bandwidth")
+		}
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("%s: %w", o.input, err)
+		}
+		return dist, sim, lm.Labels, nil
+	}
+	ds, err := dataset.Load(o.input)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	defer f.Close()
-	lm, err := cluster.ReadMatrixCSV(f)
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("%s: %w", path, err)
+	var missing *dataset.MissingSectionError
+	switch dist, sim, err = ds.Distance(o.distance, o.size); {
+	case errors.As(err, &missing):
+		return nil, nil, nil, usagef("--distance %s: %v", o.distance, err)
+	case err != nil && o.distance == "features":
+		return nil, nil, nil, fmt.Errorf("--distance features %v", err)
+	case err != nil:
+		return nil, nil, nil, err
 	}
-	if kind == "distance" {
-		return lm.M, cluster.InverseSimilarity(lm.M), lm.Labels, nil
+	for _, r := range ds.Ranks {
+		hosts = append(hosts, r.Host)
 	}
-	if dist, err = cluster.BandwidthDistance(lm.M); err != nil {
-		return nil, nil, nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return dist, lm.M, lm.Labels, nil
-}
-
-// datasetDistance builds the distance matrix (and a similarity for the
-// modularity methods) from a dataset section; unmeasured pairs are NaN.
-func datasetDistance(ds *dataset.Dataset, kind string, size int) (dist, sim *cluster.Matrix, err error) {
-	n := ds.World.Size
-	switch kind {
-	case "rtt":
-		if ds.RTT == nil {
-			return nil, nil, usagef("--distance rtt: the dataset has no rtt section")
-		}
-		m := ds.RTTMin()
-		dist, _, err = cluster.RTTDistance(n, func(i, j int) []float64 {
-			if v := m[i][j]; !math.IsNaN(v) {
-				return []float64{v}
-			}
-			return nil
-		})
-	case "plogp", "features":
-		if ds.PLogP == nil {
-			return nil, nil, usagef("--distance %s: the dataset has no plogp section", kind)
-		}
-		at := plogpAt(ds, size)
-		if kind == "plogp" {
-			dist, _, err = cluster.PLogPDistance(n, at)
-		} else {
-			// Eq. 3.5's vectors have an entry per rank: over the ranks
-			// the campaign measured, embedded in the world's matrix.
-			pts := plogpRanks(ds)
-			var v [][]float64
-			if v, err = cluster.PLogPFeatures(len(pts), func(i, j int) (cluster.PLogPParams, bool) { return at(pts[i], pts[j]) }); err != nil {
-				return nil, nil, fmt.Errorf("--distance features needs every pair of the measured ranks (%w); --distance plogp takes holes", err)
-			}
-			var sub *cluster.Matrix
-			if sub, err = cluster.EuclideanDistance(v); err != nil {
-				return nil, nil, err
-			}
-			dist = cluster.NewMatrix(n)
-			for i := range dist.Data {
-				dist.Data[i] = math.NaN()
-			}
-			for a, i := range pts {
-				for b, j := range pts {
-					dist.Data[i*n+j] = sub.At(a, b)
-				}
-			}
-		}
-	case "bandwidth":
-		if ds.Bandwidth == nil {
-			return nil, nil, usagef("--distance bandwidth: the dataset has no bandwidth section")
-		}
-		m := ds.BandwidthMatrix()
-		sim, _, err = cluster.BandwidthSimilarity(n, func(i, j int) (float64, bool) {
-			v := m[i][j]
-			return v, !math.IsNaN(v)
-		})
-		if err == nil {
-			dist, err = cluster.BandwidthDistance(sim)
-		}
-	default:
-		return nil, nil, usagef("--distance %q: want rtt, plogp, features or bandwidth", kind)
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	if sim == nil {
-		sim = cluster.InverseSimilarity(dist)
-	}
-	return dist, sim, nil
-}
-
-// plogpRanks lists the ranks of the dataset's PLogP pairs, in order.
-func plogpRanks(ds *dataset.Dataset) []int {
-	seen := map[int]bool{}
-	for _, p := range ds.PLogP.Pairs {
-		seen[p.A], seen[p.B] = true, true
-	}
-	return slices.Sorted(maps.Keys(seen))
-}
-
-// plogpAt reads the PLogP parameters of the ordered pair i->j at m bytes
-// (of j->i when only that direction was measured).
-func plogpAt(ds *dataset.Dataset, m int) func(i, j int) (cluster.PLogPParams, bool) {
-	type key struct{ a, b int }
-	idx := map[key]*dataset.PLogPResult{}
-	for k := range ds.PLogP.Pairs {
-		p := &ds.PLogP.Pairs[k]
-		idx[key{p.A, p.B}] = &p.Result
-	}
-	return func(i, j int) (cluster.PLogPParams, bool) {
-		r, ok := idx[key{i, j}]
-		if !ok {
-			// Campaigns measure each pair in one direction; the other
-			// direction stands in (the feature vectors of Eq. 3.5 need
-			// both).
-			if r, ok = idx[key{j, i}]; !ok {
-				return cluster.PLogPParams{}, false
-			}
-		}
-		s, ok := r.At(m)
-		if !ok {
-			return cluster.PLogPParams{}, false
-		}
-		return cluster.PLogPParams{L: r.LS, Os: s.Os.Mean, Or: s.Or.Mean, G: s.GS}, true
-	}
+	return dist, sim, hosts, nil
 }
 
 // clusterSummary is what 'cluster' prints (its --json output).
@@ -323,16 +237,8 @@ type levelSummary struct {
 }
 
 func summarizeLevel(l topo.Level) levelSummary {
-	sizes := make([]int, len(l.Groups))
-	for i, g := range l.Groups {
-		sizes[i] = len(g)
-	}
-	slices.Sort(sizes)
-	ls := levelSummary{Name: l.Name, Groups: len(l.Groups)}
-	if len(sizes) > 0 {
-		ls.MinSize, ls.MedianSize, ls.MaxSize = sizes[0], sizes[len(sizes)/2], sizes[len(sizes)-1]
-	}
-	return ls
+	lo, median, hi := metrics.GroupSizes(l)
+	return levelSummary{Name: l.Name, Groups: len(l.Groups), MinSize: int(lo), MedianSize: int(median), MaxSize: int(hi)}
 }
 
 func summarizeCluster(dataset string, t *topo.Topology, out string) clusterSummary {

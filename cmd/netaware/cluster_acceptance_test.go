@@ -58,7 +58,7 @@ func autoLevelsNMI(t *testing.T, data, plat string, names ...string) map[string]
 func autoLevelsNMIWith(t *testing.T, kind, data, plat string, names ...string) map[string]float64 {
 	t.Helper()
 	ds := loadPLogPText(t, data)
-	d, sim, err := datasetDistance(ds, kind, 0)
+	d, sim, err := ds.Distance(kind, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

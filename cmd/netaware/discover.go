@@ -26,6 +26,7 @@ import (
 	"netaware/probe"
 	"netaware/report"
 	"netaware/topo"
+	"netaware/units"
 )
 
 func init() { register(newDiscoverCmd) }
@@ -34,18 +35,27 @@ func init() { register(newDiscoverCmd) }
 // else is given: a built-in simulated grid of four sites.
 const defaultPlatform = "grid5000-4sites"
 
+// discoverOptions are 'netaware discover”s options.
+type discoverOptions struct {
+	streams
+	world                 *worldFlags
+	outDir, level, method string
+	swSize, swFrag        string
+	swSeed                uint64
+	swIter                int
+	blind, asJSON, resume bool
+	// from the flags
+	opt discover.Options
+}
+
+func newDiscoverOptions() *discoverOptions {
+	sw := discover.DiscoverSwarmParams()
+	return &discoverOptions{outDir: "netaware-out", level: string(discover.DefaultOptions().Level), method: "auto",
+		swSize: units.FormatSize(int64(sw.Bytes)), swFrag: units.FormatSize(int64(sw.Swarm.Fragment)), swSeed: 1, swIter: sw.MaxIterations}
+}
+
 func newDiscoverCmd() *cobra.Command {
-	var (
-		out, level string
-		method     string
-		swSize     string
-		swFrag     string
-		swSeed     uint64
-		swIter     int
-		blind      bool
-		asJSON     bool
-		resume     bool
-	)
+	o := newDiscoverOptions()
 	cmd := &cobra.Command{
 		Use:   "discover",
 		Short: "Find out how the ranks are connected and write topology, model and report",
@@ -87,140 +97,149 @@ built-in simulated platform ` + defaultPlatform + ` and says so.`,
   netaware launch -n 8 -- netaware discover --out /tmp/x
   mpirun -n 64 -x NETAWARE_COORDINATOR=node01:7777 -x NETAWARE_TOKEN=s3cret netaware discover`,
 		Args: cobra.NoArgs,
+		RunE: runOptions(o),
 	}
-	wf := addWorldFlags(cmd)
-	cmd.Flags().StringVar(&out, "out", "netaware-out", "directory to write the results into (created if missing)")
-	cmd.Flags().StringVar(&level, "level", "standard", "effort: fast (RTT tree only), standard (+ PLogP per group pair) or thorough (+ PLogP all pairs)")
-	cmd.Flags().BoolVar(&blind, "blind", false, "ignore host names and core ids: every level from measurement")
-	cmd.Flags().StringVar(&method, "method", "auto", "rtt-tree (latency tree), swarm (bandwidth tomography by swarm broadcasts, docs/swarm.md) or auto (the tree, plus the swarm's bandwidth levels at thorough or where the tree finds no level above the hosts)")
-	cmd.Flags().StringVar(&swSize, "swarm-size", "4MiB", "swarm method: message size of every broadcast")
-	cmd.Flags().StringVar(&swFrag, "swarm-fragment", "16KiB", "swarm method: fragment size")
-	cmd.Flags().Uint64Var(&swSeed, "swarm-seed", 1, "swarm method: seed of the peer sets, roots and choices")
-	cmd.Flags().IntVar(&swIter, "swarm-iterations", 5, "swarm method: broadcasts at most (fewer once successive hierarchies agree)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the summary as JSON (the notices go to stderr)")
-	cmd.Flags().BoolVar(&resume, "resume", false, "continue an interrupted discovery: keep the PLogP pairs of --out's dataset.json, measure the rest (the RTT inference runs again)")
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		opt := discover.DefaultOptions()
-		lv, err := discover.ParseLevel(level)
-		if err != nil {
-			return usagef("--level: %v", err)
+	o.world = addWorldFlags(cmd)
+	f := cmd.Flags()
+	f.StringVar(&o.outDir, "out", o.outDir, "directory to write the results into (created if missing)")
+	f.StringVar(&o.level, "level", o.level, "effort: fast (RTT tree only), standard (+ PLogP per group pair) or thorough (+ PLogP all pairs)")
+	f.BoolVar(&o.blind, "blind", false, "ignore host names and core ids: every level from measurement")
+	f.StringVar(&o.method, "method", o.method, "rtt-tree (latency tree), swarm (bandwidth tomography by swarm broadcasts, docs/swarm.md) or auto (the tree, plus the swarm's bandwidth levels at thorough or where the tree finds no level above the hosts)")
+	f.StringVar(&o.swSize, "swarm-size", o.swSize, "swarm method: message size of every broadcast")
+	f.StringVar(&o.swFrag, "swarm-fragment", o.swFrag, "swarm method: fragment size")
+	f.Uint64Var(&o.swSeed, "swarm-seed", o.swSeed, "swarm method: seed of the peer sets, roots and choices")
+	f.IntVar(&o.swIter, "swarm-iterations", o.swIter, "swarm method: broadcasts at most (fewer once successive hierarchies agree)")
+	f.BoolVar(&o.asJSON, "json", false, "print the summary as JSON (the notices go to stderr)")
+	f.BoolVar(&o.resume, "resume", false, "continue an interrupted discovery: keep the PLogP pairs of --out's dataset.json, measure the rest (the RTT inference runs again)")
+	return cmd
+}
+
+func (o *discoverOptions) validate() error {
+	opt := discover.DefaultOptions()
+	lv, err := discover.ParseLevel(o.level)
+	if err != nil {
+		return usagef("--level: %v", err)
+	}
+	opt.Level, opt.Blind = lv, o.blind
+	if opt.Method, err = discover.ParseMethod(o.method); err != nil {
+		return usagef("--method: %v", err)
+	}
+	opt.Swarm = discover.DiscoverSwarmParams()
+	if opt.Swarm.Bytes, err = parseSize("swarm-size", o.swSize); err != nil {
+		return err
+	}
+	if opt.Swarm.Swarm.Fragment, err = parseSize("swarm-fragment", o.swFrag); err != nil {
+		return err
+	}
+	opt.Swarm.Swarm.Seed, opt.Swarm.MaxIterations = o.swSeed, o.swIter
+	if err := probe.CheckSwarmParams(opt.Swarm); err != nil {
+		return usagef("%v", err)
+	}
+	o.opt = opt
+	return nil
+}
+
+func (o *discoverOptions) run(ctx context.Context) error {
+	wf, out, opt := o.world, o.outDir, o.opt
+	stdout, stderr := o.out, o.errOut
+	notices := stdout
+	if o.asJSON {
+		notices = stderr
+	}
+	if wf.platform == "" && wf.local == 0 {
+		if _, live := tcp.Detect(); !live && wf.coordinator == "" {
+			wf.platform = defaultPlatform
+			fmt.Fprintf(notices, "netaware discover: no --platform and no launcher: running on the built-in simulated platform %s\n", defaultPlatform)
 		}
-		opt.Level, opt.Blind = lv, blind
-		if opt.Method, err = discover.ParseMethod(method); err != nil {
-			return usagef("--method: %v", err)
-		}
-		opt.Swarm = discover.DiscoverSwarmParams()
-		if opt.Swarm.Bytes, err = parseSize("swarm-size", swSize); err != nil {
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	var result *discover.Outcome
+	start := time.Now()
+	// Rank 0 checkpoints the measurements during the PLogP phase, so
+	// that an interrupted discovery leaves them in OUT/dataset.json.
+	ck := &checkpointer{path: filepath.Join(out, "dataset.json"), interval: 5 * time.Second, last: start}
+	kept := false
+	opt.Checkpoint = func(ds *dataset.Dataset, final bool) error {
+		w := (&campaignFlags{wf: wf}).worldDesc(ds.World.Size)
+		ds.World.Kind, ds.World.Platform, ds.World.Noise, ds.World.NoiseSeed = w.Kind, w.Platform, w.Noise, w.NoiseSeed
+		saved := ck.last
+		if err := ck.save(ds, final); err != nil {
 			return err
 		}
-		if opt.Swarm.Swarm.Fragment, err = parseSize("swarm-fragment", swFrag); err != nil {
-			return err
-		}
-		opt.Swarm.Swarm.Seed, opt.Swarm.MaxIterations = swSeed, swIter
-		if err := probe.CheckSwarmParams(opt.Swarm); err != nil {
-			return usagef("%v", err)
-		}
-		stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-		notices := stdout
-		if asJSON {
-			notices = stderr
-		}
-		if wf.platform == "" && wf.local == 0 {
-			if _, live := tcp.Detect(); !live && wf.coordinator == "" {
-				wf.platform = defaultPlatform
-				fmt.Fprintf(notices, "netaware discover: no --platform and no launcher: running on the built-in simulated platform %s\n", defaultPlatform)
-			}
-		}
-		if err := os.MkdirAll(out, 0o755); err != nil {
-			return err
-		}
-		var result *discover.Outcome
-		start := time.Now()
-		// Rank 0 checkpoints the measurements during the PLogP phase, so
-		// that an interrupted discovery leaves them in OUT/dataset.json.
-		ck := &checkpointer{path: filepath.Join(out, "dataset.json"), interval: 5 * time.Second, last: start}
-		kept := false
-		opt.Checkpoint = func(ds *dataset.Dataset, final bool) error {
-			w := (&campaignFlags{wf: wf}).worldDesc(ds.World.Size)
-			ds.World.Kind, ds.World.Platform, ds.World.Noise, ds.World.NoiseSeed = w.Kind, w.Platform, w.Noise, w.NoiseSeed
-			saved := ck.last
-			if err := ck.save(ds, final); err != nil {
-				return err
-			}
-			kept = kept || ck.last != saved
-			return nil
-		}
-		pp := &phaseProgress{w: stderr, quiet: quietFlag(cmd), start: start}
-		defer pp.finish()
-		opt.Progress, opt.Advance = pp.phase, pp.advance
-		info, err := runWorld(cmd.Context(), wf, func(ctx context.Context, c comm.Comm) error {
-			opt := opt
-			if wf.oneRankPerProcess() && c.Rank() != 0 {
-				opt.Advance = nil // rank 0's process shows the progress
-			}
-			if resume && c.Rank() == 0 {
-				cf := &campaignFlags{wf: wf, out: ck.path, resume: true}
-				w := cf.worldDesc(c.Size())
-				d, err := cf.openDataset(w)
-				if p, perr := platform.Load(wf.platform); err != nil && w.Kind == "sim" && perr == nil && p.Name != w.Platform {
-					// A checkpoint records --platform as given, a
-					// finished discovery the platform's name.
-					w.Platform = p.Name
-					d, err = cf.openDataset(w)
-				}
-				if err != nil {
-					return err
-				}
-				opt.Resume = d
-			}
-			o, err := discover.Run(ctx, c, opt)
-			if c.Rank() == 0 {
-				result = o
-			}
-			return err
-		})
-		pp.finish()
-		if err != nil {
-			if kept && cmd.Context().Err() != nil {
-				fmt.Fprintf(stderr, "interrupted: the measurements finished so far are in %s (the same command with --resume continues from them)\n", ck.path)
-			}
-			return err
-		}
-		if result == nil {
-			return nil // not rank 0 of a TCP world
-		}
-		wall := time.Since(start)
-		result.Topology.Measurements.WallTimeS = wall.Seconds()
-		if info.Kind == "sim" {
-			result.Topology.Measurements.VirtualTimeS = info.VirtualTime.Seconds()
-		}
-		result.Dataset.World.Kind, result.Dataset.World.Platform = info.Kind, info.Platform
-		for _, w := range result.Warnings {
-			fmt.Fprintln(stderr, "netaware: warning:", w)
-		}
-		warnImplausible(stderr, result.Dataset, filepath.Join(out, "dataset.json"))
-		// The report's plots take seconds at hundreds of ranks.
-		pp.phase("writing the results into " + out)
-		written, err := writeDiscovery(out, result, wf, info, start)
-		pp.finish()
-		if err != nil {
-			return err
-		}
-		if asJSON {
-			sum := summarizeDiscovery(result, info, wall, out, written)
-			if resume {
-				sum.PairsKept = &result.Kept
-			}
-			return probeWriteJSON(stdout, sum)
-		}
-		printSummary(stdout, result, info, wall)
-		if resume {
-			fmt.Fprintf(stdout, "resumed: %d PLogP pairs kept from %s, %d measured now\n", result.Kept, ck.path, plogpPairs(result)-result.Kept)
-		}
-		fmt.Fprintf(stdout, "\nwrote into %s: %s\n", out, strings.Join(written, ", "))
+		kept = kept || ck.last != saved
 		return nil
 	}
-	return cmd
+	pp := &phaseProgress{w: stderr, quiet: o.quiet, start: start}
+	defer pp.finish()
+	opt.Progress, opt.Advance = pp.phase, pp.advance
+	info, err := runWorld(ctx, wf, func(ctx context.Context, c comm.Comm) error {
+		opt := opt
+		if wf.oneRankPerProcess() && c.Rank() != 0 {
+			opt.Advance = nil // rank 0's process shows the progress
+		}
+		if o.resume && c.Rank() == 0 {
+			cf := &campaignFlags{wf: wf, out: ck.path, resume: true}
+			w := cf.worldDesc(c.Size())
+			d, err := cf.openDataset(w)
+			if p, perr := platform.Load(wf.platform); err != nil && w.Kind == "sim" && perr == nil && p.Name != w.Platform {
+				// A checkpoint records --platform as given, a
+				// finished discovery the platform's name.
+				w.Platform = p.Name
+				d, err = cf.openDataset(w)
+			}
+			if err != nil {
+				return err
+			}
+			opt.Resume = d
+		}
+		r, err := discover.Run(ctx, c, opt)
+		if c.Rank() == 0 {
+			result = r
+		}
+		return err
+	})
+	pp.finish()
+	if err != nil {
+		if kept && ctx.Err() != nil {
+			fmt.Fprintf(stderr, "interrupted: the measurements finished so far are in %s (the same command with --resume continues from them)\n", ck.path)
+		}
+		return err
+	}
+	if result == nil {
+		return nil // not rank 0 of a TCP world
+	}
+	wall := time.Since(start)
+	result.Topology.Measurements.WallTimeS = wall.Seconds()
+	if info.Kind == "sim" {
+		result.Topology.Measurements.VirtualTimeS = info.VirtualTime.Seconds()
+	}
+	result.Dataset.World.Kind, result.Dataset.World.Platform = info.Kind, info.Platform
+	for _, w := range result.Warnings {
+		fmt.Fprintln(stderr, "netaware: warning:", w)
+	}
+	warnImplausible(stderr, result.Dataset, filepath.Join(out, "dataset.json"))
+	// The report's plots take seconds at hundreds of ranks.
+	pp.phase("writing the results into " + out)
+	written, err := writeDiscovery(out, result, wf, info, start)
+	pp.finish()
+	if err != nil {
+		return err
+	}
+	if o.asJSON {
+		sum := summarizeDiscovery(result, info, wall, out, written)
+		if o.resume {
+			sum.PairsKept = &result.Kept
+		}
+		return probeWriteJSON(stdout, sum)
+	}
+	printSummary(stdout, result, info, wall)
+	if o.resume {
+		fmt.Fprintf(stdout, "resumed: %d PLogP pairs kept from %s, %d measured now\n", result.Kept, ck.path, plogpPairs(result)-result.Kept)
+	}
+	fmt.Fprintf(stdout, "\nwrote into %s: %s\n", out, strings.Join(written, ", "))
+	return nil
 }
 
 // plogpPairs counts the PLogP pairs of a discovery's dataset.

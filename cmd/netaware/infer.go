@@ -73,11 +73,6 @@ See docs/inference.md.`,
 	return cmd
 }
 
-func (o *inferOptions) complete(cmd *cobra.Command, args []string) error {
-	o.completeStreams(cmd)
-	return nil
-}
-
 func (o *inferOptions) validate() error {
 	if o.bwBytes <= 0 || o.bwBytes > 1<<30 {
 		return usagef("--bandwidth-bytes %d: want 1 to 2^30", o.bwBytes)

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -73,7 +74,7 @@ func TestJSONEverywhere(t *testing.T) {
 		var s discoverSummary
 		decode(t, &s, "discover", "--platform", twoSwitches, "--level", "fast", "--blind", "--out", out)
 		if s.Ranks != 8 || s.Dir != out || len(s.Levels) < 2 || s.Levels[len(s.Levels)-1].Groups != 1 || s.PairsMeasured < 1 ||
-			!contains(s.Files, "topology.json") || !contains(s.Files, "dataset.json") {
+			!slices.Contains(s.Files, "topology.json") || !slices.Contains(s.Files, "dataset.json") {
 			t.Errorf("summary %+v", s)
 		}
 	})

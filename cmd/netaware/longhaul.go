@@ -12,10 +12,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"netaware/comm"
+	"netaware/dataset"
 	"netaware/longhaul"
 	"netaware/platform"
-	"netaware/probe"
 	"netaware/topo"
+	"netaware/units"
 )
 
 func init() {
@@ -23,13 +24,22 @@ func init() {
 	register(newAdviseCmd)
 }
 
+// longhaulOptions are 'netaware longhaul”s options.
+type longhaulOptions struct {
+	streams
+	world            *worldFlags
+	sizeStr, helpers string
+	asJSON           bool
+	measure          longhaul.MeasureOptions
+}
+
+func newLonghaulOptions() *longhaulOptions {
+	m := longhaul.DefaultMeasureOptions()
+	return &longhaulOptions{measure: m, sizeStr: units.FormatSize(int64(m.Size)), helpers: formatInts(m.Helpers)}
+}
+
 func newLonghaulCmd() *cobra.Command {
-	var (
-		src, dst, reps int
-		sizeStr, hs    string
-		tol            float64
-		asJSON         bool
-	)
+	o := newLonghaulOptions()
 	cmd := &cobra.Command{
 		Use:   "longhaul",
 		Short: "Send one large message across a long link through helper ranks (seed 000 Sect. 3.2) and measure the gain",
@@ -52,63 +62,79 @@ helpers unnecessary.`,
 		Example: `  netaware platform show grid5000-4sites --source | sed 's/tcp: {crosstraffic: 0.05}/tcp: {crosstraffic: 0.05, window_bytes: 128KiB}/' > g5k-window.yaml
   netaware longhaul --platform g5k-window.yaml --src 0 --dst 32 --size 8MiB --helpers 1,2,3,5 --reps 1`,
 		Args: cobra.NoArgs,
+		RunE: runOptions(o),
 	}
-	wf := addWorldFlags(cmd)
+	o.world = addWorldFlags(cmd)
 	f := cmd.Flags()
-	f.IntVar(&src, "src", 0, "sending rank")
-	f.IntVar(&dst, "dst", -1, "receiving rank (default: size/2)")
-	f.StringVar(&sizeStr, "size", "64MiB", "message size")
-	f.StringVar(&hs, "helpers", "1,2,3,5", "helpers per side to measure (0 and 1 are always measured)")
-	f.IntVar(&reps, "reps", 3, "transfers per helper count (the median is kept)")
-	f.Float64Var(&tol, "tol", 0.05, "Eq. 3.2 picks the fewest helpers within this fraction of its best prediction")
-	f.BoolVar(&asJSON, "json", false, "print the report as JSON instead of a table")
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		size, err := parseSize("size", sizeStr)
-		if err != nil {
-			return err
-		}
-		if size < 1 {
-			return usagef("--size %q: want at least 1 byte", sizeStr)
-		}
-		var helpers []int
-		for _, s := range strings.Split(hs, ",") {
-			h, err := strconv.Atoi(strings.TrimSpace(s))
-			if err != nil || h < 0 {
-				return usagef("--helpers %q: want counts like 1,2,3,5", hs)
-			}
-			helpers = append(helpers, h)
-		}
-		if reps < 1 {
-			return usagef("--reps %d: want 1 or more", reps)
-		}
-		if !(tol >= 0) {
-			return usagef("--tol %g: want >= 0", tol)
-		}
-		var rep *longhaul.Report
-		info, err := runWorld(cmd.Context(), wf, func(ctx context.Context, c comm.Comm) error {
-			d := dst
-			if d < 0 {
-				d = c.Size() / 2
-			}
-			r, err := longhaul.Measure(ctx, c, longhaul.MeasureOptions{Src: src, Dst: d, Size: size, Helpers: helpers, Reps: reps, Tol: tol, Tag: 7100})
-			if r != nil {
-				rep = r
-			}
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		if rep == nil {
-			return nil // a TCP world: the sender's process prints
-		}
-		if asJSON {
-			return probeWriteJSON(cmd.OutOrStdout(), rep)
-		}
-		printLonghaul(cmd.OutOrStdout(), info, rep)
-		return nil
-	}
+	f.IntVar(&o.measure.Src, "src", o.measure.Src, "sending rank")
+	f.IntVar(&o.measure.Dst, "dst", o.measure.Dst, "receiving rank (default: size/2)")
+	f.StringVar(&o.sizeStr, "size", o.sizeStr, "message size")
+	f.StringVar(&o.helpers, "helpers", o.helpers, "helpers per side to measure (0 and 1 are always measured)")
+	f.IntVar(&o.measure.Reps, "reps", o.measure.Reps, "transfers per helper count (the median is kept)")
+	f.Float64Var(&o.measure.Tol, "tol", o.measure.Tol, "Eq. 3.2 picks the fewest helpers within this fraction of its best prediction")
+	f.BoolVar(&o.asJSON, "json", o.asJSON, "print the report as JSON instead of a table")
 	return cmd
+}
+
+func (o *longhaulOptions) validate() error {
+	size, err := parseSize("size", o.sizeStr)
+	if err != nil {
+		return err
+	}
+	if size < 1 {
+		return usagef("--size %q: want at least 1 byte", o.sizeStr)
+	}
+	o.measure.Size = size
+	o.measure.Helpers = nil
+	for _, s := range strings.Split(o.helpers, ",") {
+		h, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || h < 0 {
+			return usagef("--helpers %q: want counts like 1,2,3,5", o.helpers)
+		}
+		o.measure.Helpers = append(o.measure.Helpers, h)
+	}
+	if o.measure.Reps < 1 {
+		return usagef("--reps %d: want 1 or more", o.measure.Reps)
+	}
+	if !(o.measure.Tol >= 0) {
+		return usagef("--tol %g: want >= 0", o.measure.Tol)
+	}
+	return nil
+}
+
+func (o *longhaulOptions) run(ctx context.Context) error {
+	var rep *longhaul.Report
+	info, err := runWorld(ctx, o.world, func(ctx context.Context, c comm.Comm) error {
+		m := o.measure
+		if m.Dst < 0 {
+			m.Dst = c.Size() / 2
+		}
+		r, err := longhaul.Measure(ctx, c, m)
+		if r != nil {
+			rep = r
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if rep == nil {
+		return nil // a TCP world: the sender's process prints
+	}
+	if o.asJSON {
+		return probeWriteJSON(o.out, rep)
+	}
+	printLonghaul(o.out, info, rep)
+	return nil
+}
+
+// formatInts prints 1,2,3,5.
+func formatInts(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ",")
 }
 
 func printLonghaul(w io.Writer, info worldInfo, r *longhaul.Report) {
@@ -116,15 +142,15 @@ func printLonghaul(w io.Writer, info worldInfo, r *longhaul.Report) {
 	if info.Platform != "" {
 		world += " " + info.Platform
 	}
-	fmt.Fprintf(w, "longhaul %s: %s from rank %d to rank %d (%s)\n", world, fmtBytes(r.Size), r.Src, r.Dst, fmtWorldTime(info))
+	fmt.Fprintf(w, "longhaul %s: %s from rank %d to rank %d (%s)\n", world, units.FormatSize(int64(r.Size)), r.Src, r.Dst, fmtWorldTime(info))
 	fmt.Fprintf(w, "helpers: sender's side %v, receiver's side %v\n", r.SrcSide, r.DstSide)
 	md := r.Model
 	mc := "unbounded"
 	if md.Mc > 0 {
-		mc = fmtBytes(int(math.Round(md.Mc)))
+		mc = units.FormatSize(int64(math.Round(md.Mc)))
 	}
 	fmt.Fprintf(w, "Eq. 3.2 fitted to 0 and 1 helpers: t_c %s, m_c %s, alpha %s, beta %s/MB\n",
-		fmtSec(md.Tc), mc, fmtSec(md.Alpha), fmtSec(md.Beta*1e6))
+		units.FormatTime(md.Tc), mc, units.FormatTime(md.Alpha), units.FormatTime(md.Beta*1e6))
 	if r.Note != "" {
 		fmt.Fprintf(w, "note: %s\n", r.Note)
 	}
@@ -135,7 +161,7 @@ func printLonghaul(w io.Writer, info worldInfo, r *longhaul.Report) {
 		if row.HelpersPerSide == r.Chosen {
 			mark = "  <- Eq. 3.2"
 		}
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%.2f\t%s%s\n", row.HelpersPerSide, row.Pieces, fmtSec(row.Seconds), row.Speedup, fmtSec(row.PredictedS), mark)
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%.2f\t%s%s\n", row.HelpersPerSide, row.Pieces, units.FormatTime(row.Seconds), row.Speedup, units.FormatTime(row.PredictedS), mark)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "Eq. 3.2 picks %d helpers per side; the best measured is %d; the pick is %.1f%% slower than the best\n",
@@ -149,12 +175,21 @@ func fmtWorldTime(info worldInfo) string {
 	return fmt.Sprintf("%d ranks", info.Size)
 }
 
+// adviseOptions are 'netaware advise”s options.
+type adviseOptions struct {
+	streams
+	platform, dataset, topology, eagerStr, windowStr string
+	share                                            float64
+	asJSON                                           bool
+	eager, window                                    int
+}
+
+func newAdviseOptions() *adviseOptions {
+	return &adviseOptions{share: longhaul.DefaultSyncShare, eagerStr: units.FormatSize(longhaul.DefaultMinEager)}
+}
+
 func newAdviseCmd() *cobra.Command {
-	var (
-		plat, dataset, topoFile, eagerStr, windowStr string
-		share                                        float64
-		asJSON                                       bool
-	)
+	o := newAdviseOptions()
 	cmd := &cobra.Command{
 		Use:   "advise",
 		Short: "TCP window and eager threshold per group pair that remove the synchronisation cost of long links",
@@ -182,63 +217,85 @@ each pair of groups of --topology's coarsest level with two or more groups).`,
 		Example: `  netaware advise --platform grid5000-4sites
   netaware advise --platform grid5000-4sites --window 128KiB --json`,
 		Args: cobra.NoArgs,
+		RunE: runOptions(o),
 	}
 	f := cmd.Flags()
-	f.StringVar(&plat, "platform", "", "simulated platform (built-in name or platform.yaml)")
-	f.StringVar(&dataset, "dataset", "", "measured dataset with rtt and bandwidth sections (netaware probe rtt, probe bandwidth)")
-	f.StringVar(&topoFile, "topology", "", "with --dataset: topology.json whose groups are paired")
-	f.Float64Var(&share, "sync-share", 0.5, "largest share of a rendezvous message's time its extra round trip may cost")
-	f.StringVar(&eagerStr, "eager-min", "64KiB", "never advise an eager threshold below this (the MPI library's default)")
-	f.StringVar(&windowStr, "window", "", "the TCP window in use (default: the platform's tcp.window_bytes; none: no pieces column)")
-	f.BoolVar(&asJSON, "json", false, "print JSON instead of text")
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		eager, err := parseSize("eager-min", eagerStr)
-		if err != nil {
+	f.StringVar(&o.platform, "platform", "", "simulated platform (built-in name or platform.yaml)")
+	f.StringVar(&o.dataset, "dataset", "", "measured dataset with rtt and bandwidth sections (netaware probe rtt, probe bandwidth)")
+	f.StringVar(&o.topology, "topology", "", "with --dataset: topology.json whose groups are paired")
+	f.Float64Var(&o.share, "sync-share", o.share, "largest share of a rendezvous message's time its extra round trip may cost")
+	f.StringVar(&o.eagerStr, "eager-min", o.eagerStr, "never advise an eager threshold below this (the MPI library's default)")
+	f.StringVar(&o.windowStr, "window", "", "the TCP window in use (default: the platform's tcp.window_bytes; none: no pieces column)")
+	f.BoolVar(&o.asJSON, "json", o.asJSON, "print JSON instead of text")
+	return cmd
+}
+
+func (o *adviseOptions) validate() error {
+	var err error
+	if o.eager, err = parseSize("eager-min", o.eagerStr); err != nil {
+		return err
+	}
+	if o.windowStr != "" {
+		if o.window, err = parseSize("window", o.windowStr); err != nil {
 			return err
 		}
-		var window int
-		if windowStr != "" {
-			if window, err = parseSize("window", windowStr); err != nil {
-				return err
-			}
-		}
-		var paths []longhaul.Path
-		switch {
-		case plat != "" && dataset != "":
-			return usagef("--platform and --dataset are exclusive")
-		case plat != "":
-			p, err := platform.Load(plat)
-			if err != nil {
-				return usagef("--platform: %v", err)
-			}
-			if windowStr == "" {
-				window = int(p.TCP().WindowBytes)
-			}
-			paths = longhaul.PlatformPaths(p)
-		case dataset != "":
-			if topoFile == "" {
-				return usagef("--dataset needs --topology (the groups to pair)")
-			}
-			if paths, err = datasetPaths(dataset, topoFile); err != nil {
-				return err
-			}
-		default:
-			return usagef("give --platform NAME|FILE or --dataset FILE --topology FILE")
-		}
-		adv, err := longhaul.Advise(paths, share, int64(eager), int64(window))
-		if err != nil {
-			return usagef("%v", err)
-		}
-		win, eag := longhaul.Largest(adv)
-		out := adviseOutput{Paths: adv, Window: win, Eager: eag,
-			OpenMPI: longhaul.OpenMPISettings(win, eag), MPICH: longhaul.MPICHSettings(eag), Linux: longhaul.LinuxSettings(win)}
-		if asJSON {
-			return probeWriteJSON(cmd.OutOrStdout(), out)
-		}
-		printAdvice(cmd.OutOrStdout(), out)
-		return nil
 	}
-	return cmd
+	switch {
+	case o.platform != "" && o.dataset != "":
+		return usagef("--platform and --dataset are exclusive")
+	case o.dataset != "" && o.topology == "":
+		return usagef("--dataset needs --topology (the groups to pair)")
+	case o.platform == "" && o.dataset == "":
+		return usagef("give --platform NAME|FILE or --dataset FILE --topology FILE")
+	}
+	return nil
+}
+
+func (o *adviseOptions) run(context.Context) error {
+	paths, window, err := o.paths()
+	if err != nil {
+		return err
+	}
+	adv, err := longhaul.Advise(paths, o.share, int64(o.eager), int64(window))
+	if err != nil {
+		return usagef("%v", err)
+	}
+	win, eag := longhaul.Largest(adv)
+	out := adviseOutput{Paths: adv, Window: win, Eager: eag,
+		OpenMPI: longhaul.OpenMPISettings(win, eag), MPICH: longhaul.MPICHSettings(eag), Linux: longhaul.LinuxSettings(win)}
+	if o.asJSON {
+		return probeWriteJSON(o.out, out)
+	}
+	printAdvice(o.out, out)
+	return nil
+}
+
+// paths reads the paths to advise on and the TCP window in use.
+func (o *adviseOptions) paths() ([]longhaul.Path, int, error) {
+	if o.platform != "" {
+		p, err := platform.Load(o.platform)
+		if err != nil {
+			return nil, 0, usagef("--platform: %v", err)
+		}
+		window := o.window
+		if o.windowStr == "" {
+			window = int(p.TCP().WindowBytes)
+		}
+		return longhaul.PlatformPaths(p), window, nil
+	}
+	ds, err := dataset.Load(o.dataset)
+	if err != nil {
+		return nil, 0, err
+	}
+	t, err := topo.ReadFile(o.topology)
+	if err != nil {
+		return nil, 0, err
+	}
+	paths, err := longhaul.DatasetPaths(ds, t)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s with %s: %w", o.dataset, o.topology, err)
+	}
+	return paths, o.window, nil
 }
 
 // adviseOutput is what 'advise' prints (its --json output).
@@ -251,55 +308,19 @@ type adviseOutput struct {
 	Linux   []string          `json:"linux_sysctl"`
 }
 
-// datasetPaths reads the group-pair paths of a measured dataset.
-func datasetPaths(dataset, topoFile string) ([]longhaul.Path, error) {
-	ds, err := probe.Load(dataset)
-	if err != nil {
-		return nil, err
-	}
-	if ds.RTT == nil || ds.Bandwidth == nil {
-		return nil, fmt.Errorf("%s: advise needs rtt and bandwidth sections (netaware probe rtt, netaware probe bandwidth)", dataset)
-	}
-	t, err := topo.ReadFile(topoFile)
-	if err != nil {
-		return nil, err
-	}
-	if t.Size != ds.World.Size {
-		return nil, fmt.Errorf("%s has %d ranks, %s %d", topoFile, t.Size, dataset, ds.World.Size)
-	}
-	var groups [][]int
-	for i := len(t.Levels) - 1; i >= 0; i-- {
-		if len(t.Levels[i].Groups) >= 2 {
-			groups = t.Levels[i].Groups
-			break
-		}
-	}
-	if groups == nil {
-		return nil, fmt.Errorf("%s: no level with two or more groups", topoFile)
-	}
-	names := make([]string, len(groups))
-	for i, g := range groups {
-		names[i] = fmt.Sprintf("group %d (rank %d..)", i, g[0])
-		if g[0] < len(ds.Ranks) && ds.Ranks[g[0]].Host != "" {
-			names[i] = ds.Ranks[g[0]].Host + ".."
-		}
-	}
-	return longhaul.MeasuredPaths(ds.RTTMin(), ds.BandwidthMatrix(), groups, names), nil
-}
-
 func printAdvice(w io.Writer, o adviseOutput) {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "PATH\tBANDWIDTH\tRTT\tBDP\tTCP WINDOW\tEAGER\tPIECES AT CURRENT WINDOW")
 	for _, a := range o.Paths {
 		pieces := "-"
 		if a.CurrentWindow > 0 {
-			pieces = fmt.Sprintf("%d (%d helpers/side at %s)", a.Pieces, a.HelpersPerSide, fmtBytes(int(a.CurrentWindow)))
+			pieces = fmt.Sprintf("%d (%d helpers/side at %s)", a.Pieces, a.HelpersPerSide, units.FormatSize(a.CurrentWindow))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.Name, platform.FormatBandwidth(a.Bandwidth), fmtSec(a.RTT),
-			fmtBDP(a.BDP), fmtBytes(int(a.Window)), fmtBytes(int(a.Eager)), pieces)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.Name, platform.FormatBandwidth(a.Bandwidth), units.FormatTime(a.RTT),
+			units.FormatDecimalBytes(a.BDP), units.FormatSize(a.Window), units.FormatSize(a.Eager), pieces)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "\nfor every path: TCP window %s, eager threshold %s\n", fmtBytes(int(o.Window)), fmtBytes(int(o.Eager)))
+	fmt.Fprintf(w, "\nfor every path: TCP window %s, eager threshold %s\n", units.FormatSize(o.Window), units.FormatSize(o.Eager))
 	fmt.Fprintln(w, "Open MPI (mpirun --mca NAME VALUE, or OMPI_MCA_NAME=VALUE):")
 	for _, s := range o.OpenMPI {
 		name, val, _ := strings.Cut(s, "=")
@@ -314,16 +335,4 @@ func printAdvice(w io.Writer, o adviseOutput) {
 		name, val, _ := strings.Cut(s, "=")
 		fmt.Fprintf(w, "  %s=\"%s\"\n", name, val)
 	}
-}
-
-// fmtBDP prints a bandwidth-delay product in decimal units (it is a
-// product of measurements, not a buffer size).
-func fmtBDP(b int64) string {
-	switch {
-	case b >= 1e6:
-		return fmt.Sprintf("%.2fMB", float64(b)/1e6)
-	case b >= 1e3:
-		return fmt.Sprintf("%.1fkB", float64(b)/1e3)
-	}
-	return fmt.Sprintf("%dB", b)
 }

@@ -44,3 +44,10 @@ type streams struct {
 func (s *streams) completeStreams(cmd *cobra.Command) {
 	s.out, s.errOut, s.quiet = cmd.OutOrStdout(), cmd.ErrOrStderr(), quietFlag(cmd)
 }
+
+// complete is the complete step of a command with no arguments to read:
+// options that embed streams and need nothing more inherit it.
+func (s *streams) complete(cmd *cobra.Command, _ []string) error {
+	s.completeStreams(cmd)
+	return nil
+}

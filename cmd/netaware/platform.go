@@ -66,11 +66,6 @@ Example:
 	return cmd
 }
 
-func (o *platformListOptions) complete(cmd *cobra.Command, args []string) error {
-	o.completeStreams(cmd)
-	return nil
-}
-
 func (o *platformListOptions) validate() error { return nil }
 
 func (o *platformListOptions) run(context.Context) error {

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bufio"
+	"context"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -16,22 +14,32 @@ import (
 	"netaware/platform"
 	"netaware/topo"
 	"netaware/tune"
+	"netaware/units"
 )
 
 func init() { register(newPredictCmd) }
 
-type predictFlags struct {
+// predictOptions are 'netaware predict”s options.
+type predictOptions struct {
+	streams
 	model, topology        string
 	pattern, flows, counts string
-	op, alg, size          string
+	op, alg, sizeStr       string
 	seg, k, level, root    int
 	base, variant          string
 	nicBW, backboneBW      string
-	jsonOut, noContention  bool
+	asJSON, noContention   bool
+	// from the flags
+	size                int
+	nicBps, backboneBps float64
+}
+
+func newPredictOptions() *predictOptions {
+	return &predictOptions{alg: "binomial", sizeStr: "1MiB"}
 }
 
 func newPredictCmd() *cobra.Command {
-	f := &predictFlags{}
+	o := newPredictOptions()
 	cmd := &cobra.Command{
 		Use:   "predict",
 		Short: "Predict a pattern or a collective from model.json (seed 001 contention model, seed 000 models)",
@@ -64,95 +72,110 @@ network (seed 001 Sect. 7).`,
 		Args: cobra.NoArgs,
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.model, "model", "", "model.json (required)")
-	fl.StringVar(&f.topology, "topology", "", "topology.json: ranks' hosts and racks for the contention model, levels for topology-aware builders")
-	fl.StringVar(&f.pattern, "pattern", "", `pattern file: "src dst bytes" per line`)
-	fl.StringVar(&f.flows, "flows", "", "pattern inline: src>dst:bytes, comma separated, e.g. '0>15:8MiB,1>15:8MiB'")
-	fl.StringVar(&f.op, "op", "", "collective: bcast, scatter, scatterv, gather, gatherv, reduce, alltoallv")
-	fl.StringVar(&f.counts, "counts", "", "scatterv/gatherv: file of one byte count per rank; alltoallv: n rows of n counts")
-	fl.StringVar(&f.alg, "alg", "binomial", "tree builder (see 'netaware tune bcast --help' for the names)")
-	fl.StringVar(&f.size, "size", "1MiB", "bcast/reduce: the message; scatter/gather: the block of every rank")
-	fl.IntVar(&f.root, "root", 0, "root rank")
-	fl.IntVar(&f.seg, "seg", 0, "builder's segment size in bytes (0: its default)")
-	fl.IntVar(&f.k, "k", 0, "builder's k (k-chain, knomial)")
-	fl.IntVar(&f.level, "level", 0, "topology level of magpie, magpie2, interpipe (1-based; 0: coarsest split)")
-	fl.StringVar(&f.base, "base", "", "base builder of magpie2 and hierarchical")
-	fl.StringVar(&f.variant, "variant", "", "variant of model-binomial or prim")
-	fl.StringVar(&f.nicBW, "nic-bw", "", "NIC bandwidth, e.g. 1Gbps (default: model.json's contention section)")
-	fl.StringVar(&f.backboneBW, "backbone-bw", "", "backbone bandwidth between racks, e.g. 10Gbps (default: model.json's)")
-	fl.BoolVar(&f.noContention, "no-contention", false, "pair models only")
-	fl.BoolVar(&f.jsonOut, "json", false, "print the prediction as JSON")
+	fl.StringVar(&o.model, "model", "", "model.json (required)")
+	fl.StringVar(&o.topology, "topology", "", "topology.json: ranks' hosts and racks for the contention model, levels for topology-aware builders")
+	fl.StringVar(&o.pattern, "pattern", "", `pattern file: "src dst bytes" per line`)
+	fl.StringVar(&o.flows, "flows", "", "pattern inline: src>dst:bytes, comma separated, e.g. '0>15:8MiB,1>15:8MiB'")
+	fl.StringVar(&o.op, "op", "", "collective: bcast, scatter, scatterv, gather, gatherv, reduce, alltoallv")
+	fl.StringVar(&o.counts, "counts", "", "scatterv/gatherv: file of one byte count per rank; alltoallv: n rows of n counts")
+	fl.StringVar(&o.alg, "alg", o.alg, "tree builder (see 'netaware tune bcast --help' for the names)")
+	fl.StringVar(&o.sizeStr, "size", o.sizeStr, "bcast/reduce: the message; scatter/gather: the block of every rank")
+	fl.IntVar(&o.root, "root", 0, "root rank")
+	fl.IntVar(&o.seg, "seg", 0, "builder's segment size in bytes (0: its default)")
+	fl.IntVar(&o.k, "k", 0, "builder's k (k-chain, knomial)")
+	fl.IntVar(&o.level, "level", 0, "topology level of magpie, magpie2, interpipe (1-based; 0: coarsest split)")
+	fl.StringVar(&o.base, "base", "", "base builder of magpie2 and hierarchical")
+	fl.StringVar(&o.variant, "variant", "", "variant of model-binomial or prim")
+	fl.StringVar(&o.nicBW, "nic-bw", "", "NIC bandwidth, e.g. 1Gbps (default: model.json's contention section)")
+	fl.StringVar(&o.backboneBW, "backbone-bw", "", "backbone bandwidth between racks, e.g. 10Gbps (default: model.json's)")
+	fl.BoolVar(&o.noContention, "no-contention", false, "pair models only")
+	fl.BoolVar(&o.asJSON, "json", false, "print the prediction as JSON")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if cmd.Flags().NFlag() == 0 {
 			// Bare, it is a command group (it has 'check'): its help.
 			return cmd.Help()
 		}
-		pred, err := runPredict(f)
-		if err != nil {
-			return err
-		}
-		if f.jsonOut {
-			return probeWriteJSON(cmd.OutOrStdout(), pred)
-		}
-		return printPrediction(cmd.OutOrStdout(), pred)
+		return runOptions(o)(cmd, args)
 	}
 	cmd.AddCommand(newPredictCheckCmd())
 	return cmd
 }
 
-func runPredict(f *predictFlags) (*model.OperationPrediction, error) {
-	if f.model == "" {
-		return nil, usagef("predict: --model is required")
+func (o *predictOptions) validate() error {
+	if o.model == "" {
+		return usagef("predict: --model is required")
 	}
 	given := 0
-	for _, v := range []string{f.pattern, f.flows, f.op} {
+	for _, v := range []string{o.pattern, o.flows, o.op} {
 		if v != "" {
 			given++
 		}
 	}
 	if given != 1 {
-		return nil, usagef("predict: give exactly one of --pattern, --flows and --op")
+		return usagef("predict: give exactly one of --pattern, --flows and --op")
 	}
-	mf, err := model.ReadFile(f.model)
+	var err error
+	if o.op != "" {
+		if o.size, err = parseSize("size", o.sizeStr); err != nil {
+			return err
+		}
+	}
+	for _, bw := range []struct {
+		flag, v, want string
+		dst           *float64
+	}{{"nic-bw", o.nicBW, "1Gbps", &o.nicBps}, {"backbone-bw", o.backboneBW, "10Gbps", &o.backboneBps}} {
+		if bw.v == "" {
+			continue
+		}
+		if *bw.dst, err = platform.ParseBandwidth(bw.v); err != nil || !(*bw.dst > 0) {
+			return usagef("--%s %q: want a bandwidth such as %s", bw.flag, bw.v, bw.want)
+		}
+	}
+	return nil
+}
+
+func (o *predictOptions) run(context.Context) error {
+	mf, err := model.ReadFile(o.model)
 	if err != nil {
-		return nil, usagef("--model: %v", err)
+		return usagef("--model: %v", err)
 	}
 	n := mf.Size
 	var t *topo.Topology
-	if f.topology != "" {
-		if t, err = topo.ReadFile(f.topology); err != nil {
-			return nil, usagef("--topology: %v", err)
+	if o.topology != "" {
+		if t, err = topo.ReadFile(o.topology); err != nil {
+			return usagef("--topology: %v", err)
 		}
 		if t.Size != n {
-			return nil, usagef("--topology %s has %d ranks, --model %d", f.topology, t.Size, n)
+			return usagef("--topology %s has %d ranks, --model %d", o.topology, t.Size, n)
 		}
 	}
 	ps := model.Predictors{}
 	var op model.Operation
-	if f.pattern != "" {
-		if op.Transfers, err = readPattern(f.pattern, n); err != nil {
-			return nil, usagef("--pattern: %v", err)
+	switch {
+	case o.pattern != "":
+		if op.Transfers, err = model.ReadPattern(o.pattern, n); err != nil {
+			return usagef("--pattern: %v", err)
 		}
 		op.Op = "pattern"
-	} else if f.flows != "" {
-		if op.Transfers, err = parseFlows(f.flows, n); err != nil {
-			return nil, usagef("--flows: %v", err)
+	case o.flows != "":
+		if op.Transfers, err = model.ParseFlows(o.flows, n); err != nil {
+			return usagef("--flows: %v", err)
 		}
 		op.Op = "pattern"
-	} else {
-		if op, err = predictOperation(f, mf, t); err != nil {
-			return nil, err
+	default:
+		if op, err = o.operation(mf, t); err != nil {
+			return err
 		}
 	}
 	if op.Tree != nil || op.Op == "alltoallv" {
 		if ps.Pair, err = model.PairModels(mf); err != nil {
-			return nil, usagef("--model: %v", err)
+			return usagef("--model: %v", err)
 		}
 	}
-	if !f.noContention {
-		c, err := contentionFor(f, mf, t)
+	if !o.noContention {
+		c, err := o.contention(mf, t)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		fair := *c
 		fair.FairnessOnly = true
@@ -160,38 +183,33 @@ func runPredict(f *predictFlags) (*model.OperationPrediction, error) {
 		if op.Op != "pattern" && mf.Hockney != nil {
 			h, err := mf.HeteroHockney()
 			if err != nil {
-				return nil, usagef("--model: %v", err)
+				return usagef("--model: %v", err)
 			}
 			ps.Latency = func(i, j int) float64 { return h.At(i, j).AlphaS }
 		}
 	}
 	pred, err := model.Predict(op, ps)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return pred, nil
+	if o.asJSON {
+		return probeWriteJSON(o.out, pred)
+	}
+	return printPrediction(o.out, pred)
 }
 
-// contentionFor builds the asymmetric model from the file and the flags.
-func contentionFor(f *predictFlags, mf *model.File, t *topo.Topology) (*model.Contention, error) {
+// contention builds the asymmetric model from the file and the flags.
+func (o *predictOptions) contention(mf *model.File, t *topo.Topology) (*model.Contention, error) {
 	sec := model.ContentionSection{}
 	if mf.Contention != nil {
 		sec = *mf.Contention
 	}
-	if f.nicBW != "" {
-		bw, err := platform.ParseBandwidth(f.nicBW)
-		if err != nil || !(bw > 0) {
-			return nil, usagef("--nic-bw %q: want a bandwidth such as 1Gbps", f.nicBW)
-		}
-		sec.BetaNICSPerByte = 1 / bw
+	if o.nicBps > 0 {
+		sec.BetaNICSPerByte = 1 / o.nicBps
 	}
 	backbone := 0.0
-	if f.backboneBW != "" {
-		bw, err := platform.ParseBandwidth(f.backboneBW)
-		if err != nil || !(bw > 0) {
-			return nil, usagef("--backbone-bw %q: want a bandwidth such as 10Gbps", f.backboneBW)
-		}
-		backbone = 1 / bw
+	if o.backboneBps > 0 {
+		backbone = 1 / o.backboneBps
 		sec.BetaBackboneSPerByte = 0 // the flag wins over the file
 	}
 	if sec.BetaNICSPerByte == 0 {
@@ -214,24 +232,19 @@ func contentionFor(f *predictFlags, mf *model.File, t *topo.Topology) (*model.Co
 	return c, nil
 }
 
-// predictOperation builds the collective's tree (or transfers) from the
-// flags.
-func predictOperation(f *predictFlags, mf *model.File, t *topo.Topology) (model.Operation, error) {
+// operation builds the collective's tree (or transfers) from the flags.
+func (o *predictOptions) operation(mf *model.File, t *topo.Topology) (model.Operation, error) {
 	n := mf.Size
-	size, err := parseSize("size", f.size)
-	if err != nil {
-		return model.Operation{}, err
+	if o.root < 0 || o.root >= n {
+		return model.Operation{}, usagef("--root %d: want 0..%d", o.root, n-1)
 	}
-	if f.root < 0 || f.root >= n {
-		return model.Operation{}, usagef("--root %d: want 0..%d", f.root, n-1)
-	}
-	op := model.Operation{Op: f.op, Bytes: size}
-	switch f.op {
+	op := model.Operation{Op: o.op, Bytes: o.size}
+	switch o.op {
 	case "alltoallv":
-		if f.counts == "" {
+		if o.counts == "" {
 			return op, usagef("--op alltoallv needs --counts (n rows of n byte counts)")
 		}
-		m, err := readMatrix(f.counts, n)
+		m, err := model.ReadCounts(o.counts, n)
 		if err != nil {
 			return op, usagef("--counts: %v", err)
 		}
@@ -240,13 +253,13 @@ func predictOperation(f *predictFlags, mf *model.File, t *topo.Topology) (model.
 		}
 		return op, nil
 	case "scatter", "gather":
-		op.Counts = model.Uniform(n, float64(size))
-		op.Op = f.op + "v"
+		op.Counts = model.Uniform(n, float64(o.size))
+		op.Op = o.op + "v"
 	case "scatterv", "gatherv":
-		if f.counts == "" {
-			return op, usagef("--op %s needs --counts (one byte count per rank)", f.op)
+		if o.counts == "" {
+			return op, usagef("--op %s needs --counts (one byte count per rank)", o.op)
 		}
-		m, err := readMatrix(f.counts, 1)
+		m, err := model.ReadCounts(o.counts, 1)
 		if err != nil || len(m) != 1 || len(m[0]) != n {
 			if err == nil {
 				err = fmt.Errorf("want %d counts on one line", n)
@@ -256,123 +269,23 @@ func predictOperation(f *predictFlags, mf *model.File, t *topo.Topology) (model.
 		op.Counts = m[0]
 	case "bcast", "reduce":
 	default:
-		return op, usagef("--op %q: want bcast, scatter, scatterv, gather, gatherv, reduce or alltoallv", f.op)
+		return op, usagef("--op %q: want bcast, scatter, scatterv, gather, gatherv, reduce or alltoallv", o.op)
 	}
-	a := coll.Algorithm{Name: f.alg, SegSize: f.seg, K: f.k, Level: f.level, Base: f.base, Variant: f.variant}
-	env := coll.Env{Topo: t, Bytes: size}
+	a := coll.Algorithm{Name: o.alg, SegSize: o.seg, K: o.k, Level: o.level, Base: o.base, Variant: o.variant}
+	env := coll.Env{Topo: t, Bytes: o.size}
 	if cost, _, err := tune.ModelCost(mf, n); err == nil {
 		env.Cost = cost
 	}
-	s, err := a.BuildEnv(n, f.root, env)
+	s, err := a.BuildEnv(n, o.root, env)
 	if err != nil {
 		return op, usagef("--alg %s: %v", a, err)
 	}
-	tr, err := predictTree(s, op.Op)
+	tr, err := tune.CollectiveTree(s, op.Op)
 	if err != nil {
 		return op, usagef("--alg %s: %v", a, err)
 	}
 	op.Tree = &tr
 	return op, nil
-}
-
-// predictTree is the tree a collective of coll runs on s: broadcasts need
-// a tree schedule; scatter, gather and reduce use every schedule's tree
-// (coll's Scatterv, Gatherv and Reduce do).
-func predictTree(s *coll.Schedule, op string) (model.Tree, error) {
-	if op == "bcast" || s.Kind == coll.KindTree {
-		return tune.ScheduleTree(s)
-	}
-	t := model.Tree{Root: s.Root, Parent: append([]int(nil), s.Parent...), SegBytes: s.SegSize}
-	for _, ch := range s.Children {
-		t.Children = append(t.Children, append([]int(nil), ch...))
-	}
-	return t, t.Check()
-}
-
-// readPattern reads "src dst bytes" lines.
-func readPattern(path string, n int) ([]model.Transfer, error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	var out []model.Transfer
-	sc := bufio.NewScanner(fh)
-	for line := 1; sc.Scan(); line++ {
-		text, _, _ := strings.Cut(sc.Text(), "#")
-		fs := strings.Fields(text)
-		if len(fs) == 0 {
-			continue
-		}
-		if len(fs) != 3 {
-			return nil, fmt.Errorf("%s:%d: want \"src dst bytes\", got %q", path, line, sc.Text())
-		}
-		src, e1 := strconv.Atoi(fs[0])
-		dst, e2 := strconv.Atoi(fs[1])
-		b, e3 := platform.ParseSize(fs[2])
-		if e1 != nil || e2 != nil || e3 != nil || src < 0 || dst < 0 || src >= n || dst >= n || src == dst || b < 0 {
-			return nil, fmt.Errorf("%s:%d: %q: want two distinct ranks in 0..%d and a size", path, line, sc.Text(), n-1)
-		}
-		out = append(out, model.Transfer{Src: src, Dst: dst, Bytes: float64(b)})
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: no transfer", path)
-	}
-	return out, nil
-}
-
-// parseFlows reads "0>15:8MiB,1>15:8MiB".
-func parseFlows(s string, n int) ([]model.Transfer, error) {
-	var out []model.Transfer
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		pair, size, ok1 := strings.Cut(part, ":")
-		a, b, ok2 := strings.Cut(pair, ">")
-		src, e1 := strconv.Atoi(strings.TrimSpace(a))
-		dst, e2 := strconv.Atoi(strings.TrimSpace(b))
-		m, e3 := platform.ParseSize(strings.TrimSpace(size))
-		if !ok1 || !ok2 || e1 != nil || e2 != nil || e3 != nil || src < 0 || dst < 0 || src >= n || dst >= n || src == dst {
-			return nil, fmt.Errorf("%q: want src>dst:bytes with two distinct ranks in 0..%d", part, n-1)
-		}
-		out = append(out, model.Transfer{Src: src, Dst: dst, Bytes: float64(m)})
-	}
-	return out, nil
-}
-
-// readMatrix reads rows of byte counts (sizes like 8MiB allowed), cols per
-// row; n rows when cols > 1.
-func readMatrix(path string, cols int) ([][]float64, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var out [][]float64
-	for i, line := range strings.Split(string(data), "\n") {
-		text, _, _ := strings.Cut(line, "#")
-		fs := strings.Fields(strings.ReplaceAll(text, ",", " "))
-		if len(fs) == 0 {
-			continue
-		}
-		row := make([]float64, len(fs))
-		for j, s := range fs {
-			b, err := platform.ParseSize(s)
-			if err != nil || b < 0 {
-				return nil, fmt.Errorf("%s:%d: %q is not a byte count", path, i+1, s)
-			}
-			row[j] = float64(b)
-		}
-		if cols > 1 && len(row) != cols {
-			return nil, fmt.Errorf("%s:%d: %d counts, want %d", path, i+1, len(row), cols)
-		}
-		out = append(out, row)
-	}
-	if cols > 1 && len(out) != cols {
-		return nil, fmt.Errorf("%s: %d rows, want %d", path, len(out), cols)
-	}
-	return out, nil
 }
 
 func printPrediction(w io.Writer, p *model.OperationPrediction) error {
@@ -385,7 +298,7 @@ func printPrediction(w io.Writer, p *model.OperationPrediction) error {
 	}
 	fmt.Fprintln(tw)
 	for _, fl := range p.Flows {
-		fmt.Fprintf(tw, "%d\t%d\t%s\t", fl.Src, fl.Dst, fmtBytes(int(fl.Bytes)))
+		fmt.Fprintf(tw, "%d\t%d\t%s\t", fl.Src, fl.Dst, units.FormatSize(int64(fl.Bytes)))
 		for _, n := range names {
 			if v, ok := fl.EndS[n]; ok {
 				fmt.Fprintf(tw, "%s\t", platform.FormatTime(v))

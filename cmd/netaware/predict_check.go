@@ -15,18 +15,27 @@ import (
 	"netaware/model"
 	"netaware/modelcheck"
 	"netaware/platform"
-	"netaware/probe"
 	"netaware/topo"
+	"netaware/units"
 )
 
+// predictCheckOptions are 'netaware predict check”s options.
+type predictCheckOptions struct {
+	streams
+	world                           *worldFlags
+	settings, size, topology, truth string
+	alltoallv, nicBW, backboneBW    string
+	asJSON                          bool
+	check                           modelcheck.Options
+}
+
+func newPredictCheckOptions() *predictCheckOptions {
+	c := modelcheck.DefaultOptions()
+	return &predictCheckOptions{check: c, settings: formatSettings(c.Settings), size: units.FormatSize(int64(c.Pattern.Bytes)), alltoallv: "example"}
+}
+
 func newPredictCheckCmd() *cobra.Command {
-	var (
-		settings, size, topology, truth, alltoallv, nicBW, backboneBW string
-		links, maxIter                                                int
-		prob, ci                                                      float64
-		seed                                                          uint64
-		jsonOut                                                       bool
-	)
+	o := newPredictCheckOptions()
 	cmd := &cobra.Command{
 		Use:   "check",
 		Short: "Measure random patterns and compare them with the contention model (seed 001 Sect. 7, Table II)",
@@ -56,106 +65,121 @@ platform.`,
   netaware emu up modelcheck/testdata/zhu-small.yaml --prefix pd1
   netaware emu run pd1 -- netaware predict check --truth modelcheck/testdata/zhu-small.yaml --settings 4x1,10x3 --links 20 --size 1MiB`,
 		Args: cobra.NoArgs,
+		RunE: runOptions(o),
 	}
-	wf := addWorldFlags(cmd)
+	o.world = addWorldFlags(cmd)
 	fl := cmd.Flags()
-	fl.StringVar(&settings, "settings", "10x1,20x1,30x1,10x2,20x2,30x2,10x3,20x3,30x3", "settings |N|xd, comma separated (default: Table II's nine)")
-	fl.IntVar(&links, "links", 500, "links measured per setting, at least (the seed: > 500)")
-	fl.Float64Var(&prob, "p", 0.5, "inclusion probability of a drawn link")
-	fl.Uint64Var(&seed, "pattern-seed", 1, "seed of the random patterns")
-	fl.StringVar(&size, "size", "8MiB", "bytes per message (the seed: >= 10 MB)")
-	fl.IntVar(&maxIter, "max-iter", 50, "iterations per pattern at most (the seed: 2000)")
-	fl.Float64Var(&ci, "ci", 0.02, "stop a pattern when every link's 95% CI width is within this fraction of its mean")
-	fl.StringVar(&topology, "topology", "", "topology.json binding ranks to hosts and racks (default in the simulator: the platform's)")
-	fl.StringVar(&truth, "truth", "", "bind ranks by this platform's hosts and switches (the platform an emu cluster was built from)")
-	fl.StringVar(&alltoallv, "alltoallv", "example", "alltoallv: example (4 nodes, 5-20 MB), none, or a file of n rows of n byte counts")
-	fl.StringVar(&nicBW, "nic-bw", "", "NIC bandwidth instead of experiment A, e.g. 1Gbps")
-	fl.StringVar(&backboneBW, "backbone-bw", "", "backbone bandwidth instead of experiment B, e.g. 10Gbps")
-	fl.BoolVar(&jsonOut, "json", false, "print the report, every link included, as JSON")
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		b, err := parseSize("size", size)
+	fl.StringVar(&o.settings, "settings", o.settings, "settings |N|xd, comma separated (default: Table II's nine)")
+	fl.IntVar(&o.check.Links, "links", o.check.Links, "links measured per setting, at least (the seed: > 500)")
+	fl.Float64Var(&o.check.P, "p", o.check.P, "inclusion probability of a drawn link")
+	fl.Uint64Var(&o.check.Seed, "pattern-seed", o.check.Seed, "seed of the random patterns")
+	fl.StringVar(&o.size, "size", o.size, "bytes per message (the seed: >= 10 MB)")
+	fl.IntVar(&o.check.Pattern.MaxIter, "max-iter", o.check.Pattern.MaxIter, "iterations per pattern at most (the seed: 2000)")
+	fl.Float64Var(&o.check.Pattern.CIWidth, "ci", o.check.Pattern.CIWidth, "stop a pattern when every link's 95% CI width is within this fraction of its mean")
+	fl.StringVar(&o.topology, "topology", "", "topology.json binding ranks to hosts and racks (default in the simulator: the platform's)")
+	fl.StringVar(&o.truth, "truth", "", "bind ranks by this platform's hosts and switches (the platform an emu cluster was built from)")
+	fl.StringVar(&o.alltoallv, "alltoallv", o.alltoallv, "alltoallv: example (4 nodes, 5-20 MB), none, or a file of n rows of n byte counts")
+	fl.StringVar(&o.nicBW, "nic-bw", "", "NIC bandwidth instead of experiment A, e.g. 1Gbps")
+	fl.StringVar(&o.backboneBW, "backbone-bw", "", "backbone bandwidth instead of experiment B, e.g. 10Gbps")
+	fl.BoolVar(&o.asJSON, "json", false, "print the report, every link included, as JSON")
+	return cmd
+}
+
+func (o *predictCheckOptions) validate() error {
+	b, err := parseSize("size", o.size)
+	if err != nil {
+		return err
+	}
+	o.check.Pattern.Bytes = b
+	if o.check.Settings, err = parseSettings(o.settings); err != nil {
+		return usagef("--settings: %v", err)
+	}
+	for _, bw := range []struct {
+		flag, v string
+		dst     *float64
+	}{{"nic-bw", o.nicBW, &o.check.BetaNIC}, {"backbone-bw", o.backboneBW, &o.check.BetaBackbone}} {
+		if bw.v == "" {
+			continue
+		}
+		x, err := platform.ParseBandwidth(bw.v)
+		if err != nil || !(x > 0) {
+			return usagef("--%s %q: want a bandwidth such as 1Gbps", bw.flag, bw.v)
+		}
+		*bw.dst = 1 / x
+	}
+	switch o.alltoallv {
+	case "none", "":
+		o.check.Alltoallv = nil
+	case "example":
+	default:
+		rows, err := model.ReadCounts(o.alltoallv, 0)
 		if err != nil {
-			return err
+			return usagef("--alltoallv: %v", err)
 		}
-		o := modelcheck.Options{Links: links, P: prob, Seed: seed, Pattern: probe.PatternParams{Bytes: b, MaxIter: maxIter, CIWidth: ci}}
-		if o.Settings, err = parseSettings(settings); err != nil {
-			return usagef("--settings: %v", err)
-		}
-		for _, bw := range []struct {
-			flag, v string
-			dst     *float64
-		}{{"nic-bw", nicBW, &o.BetaNIC}, {"backbone-bw", backboneBW, &o.BetaBackbone}} {
-			if bw.v == "" {
-				continue
-			}
-			x, err := platform.ParseBandwidth(bw.v)
-			if err != nil || !(x > 0) {
-				return usagef("--%s %q: want a bandwidth such as 1Gbps", bw.flag, bw.v)
-			}
-			*bw.dst = 1 / x
-		}
-		switch alltoallv {
-		case "none", "":
-		case "example":
-			o.Alltoallv = modelcheck.ExampleAlltoallv()
-		default:
-			rows, err := readMatrix(alltoallv, 0)
-			if err != nil {
-				return usagef("--alltoallv: %v", err)
-			}
-			o.Alltoallv = rows
-		}
-		var t *topo.Topology
-		if topology != "" {
-			if t, err = topo.ReadFile(topology); err != nil {
-				return usagef("--topology: %v", err)
-			}
-		} else if truth != "" || wf.platform != "" {
-			name := truth
-			if name == "" {
-				name = wf.platform
-			}
-			p, err := platform.Load(name)
-			if err != nil {
-				return usagef("--truth/--platform: %v", err)
-			}
-			t = &topo.Topology{Version: topo.Version, Size: p.NumRanks(), Levels: p.TruthLevels()}
-		} else {
-			return usagef("check: give --topology (a topology.json) or --truth (a platform) to bind ranks to hosts and racks")
-		}
-		if o.NodeOf, o.RackOf, err = model.Bindings(t); err != nil {
+		o.check.Alltoallv = rows
+	}
+	var t *topo.Topology
+	if o.topology != "" {
+		if t, err = topo.ReadFile(o.topology); err != nil {
 			return usagef("--topology: %v", err)
 		}
-		if err := o.Validate(t.Size); err != nil {
-			return usagef("%v", err)
+	} else if o.truth != "" || o.world.platform != "" {
+		name := o.truth
+		if name == "" {
+			name = o.world.platform
 		}
-		var rep *modelcheck.Report
-		pr := &progressReporter{w: cmd.ErrOrStderr(), quiet: quietFlag(cmd), start: time.Now(), desc: "predict check"}
-		defer pr.finish()
-		info, err := runWorld(cmd.Context(), wf, func(ctx context.Context, c comm.Comm) error {
-			o := o
-			if c.Rank() == 0 {
-				o.Progress = pr.update
-			}
-			r, err := modelcheck.Run(ctx, c, o)
-			if c.Rank() == 0 {
-				rep = r
-			}
-			return err
-		})
-		pr.finish()
+		p, err := platform.Load(name)
 		if err != nil {
-			return err
+			return usagef("--truth/--platform: %v", err)
 		}
-		if rep == nil {
-			return nil // not rank 0 of a TCP world
-		}
-		if jsonOut {
-			return probeWriteJSON(cmd.OutOrStdout(), rep)
-		}
-		return printCheck(cmd.OutOrStdout(), rep, info)
+		t = &topo.Topology{Version: topo.Version, Size: p.NumRanks(), Levels: p.TruthLevels()}
+	} else {
+		return usagef("check: give --topology (a topology.json) or --truth (a platform) to bind ranks to hosts and racks")
 	}
-	return cmd
+	if o.check.NodeOf, o.check.RackOf, err = model.Bindings(t); err != nil {
+		return usagef("--topology: %v", err)
+	}
+	if err := o.check.Validate(t.Size); err != nil {
+		return usagef("%v", err)
+	}
+	return nil
+}
+
+func (o *predictCheckOptions) run(ctx context.Context) error {
+	var rep *modelcheck.Report
+	pr := &progressReporter{w: o.errOut, quiet: o.quiet, start: time.Now(), desc: "predict check"}
+	defer pr.finish()
+	info, err := runWorld(ctx, o.world, func(ctx context.Context, c comm.Comm) error {
+		check := o.check
+		if c.Rank() == 0 {
+			check.Progress = pr.update
+		}
+		r, err := modelcheck.Run(ctx, c, check)
+		if c.Rank() == 0 {
+			rep = r
+		}
+		return err
+	})
+	pr.finish()
+	if err != nil {
+		return err
+	}
+	if rep == nil {
+		return nil // not rank 0 of a TCP world
+	}
+	if o.asJSON {
+		return probeWriteJSON(o.out, rep)
+	}
+	return printCheck(o.out, rep, info)
+}
+
+// formatSettings prints "10x1,20x3", what parseSettings reads.
+func formatSettings(ss []modelcheck.Setting) string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = fmt.Sprintf("%dx%d", s.Nodes, s.D)
+	}
+	return strings.Join(out, ",")
 }
 
 // parseSettings reads "10x1,20x3".
@@ -179,7 +203,7 @@ func printCheck(w io.Writer, r *modelcheck.Report, info worldInfo) error {
 	if c.Measured {
 		how = "measured (experiments A and B)"
 	}
-	fmt.Fprintf(w, "%s: %s messages; NIC %s, backbone %s", describeWorld(info), fmtBytes(r.Bytes),
+	fmt.Fprintf(w, "%s: %s messages; NIC %s, backbone %s", describeWorld(info), units.FormatSize(int64(r.Bytes)),
 		platform.FormatBandwidth(1/c.BetaNICSPerByte), platform.FormatBandwidth(1/c.BetaBackboneSPerByte))
 	if c.BackboneAtLeast {
 		fmt.Fprintf(w, " or more (%d flows did not fill it)", c.BackboneFlows)

@@ -21,6 +21,7 @@ import (
 	"netaware/platform"
 	"netaware/probe"
 	"netaware/topo"
+	"netaware/units"
 )
 
 func init() { register(newProbeCmd) }
@@ -188,49 +189,12 @@ func (cf *campaignFlags) spec(size int, levels []topo.Level) (dataset.ScheduleSp
 	if len(ranks) < 2 {
 		return dataset.ScheduleSpec{}, usagef("%d rank(s) to measure make no pair: a pair probe needs at least two ranks", len(ranks))
 	}
-	spec := dataset.ScheduleSpec{Mode: cf.schedule, Ranks: ranks}
-	switch cf.schedule {
-	case "serial":
-	case "hierarchical", "fast":
-		if levels == nil {
-			return spec, fmt.Errorf("--schedule %s needs --topology", cf.schedule)
-		}
-		tree, err := probe.TreeFromLevels(levels, ranks)
-		if err != nil {
-			return spec, err
-		}
-		spec.Tree = tree
-		if spec.Join, err = dataset.ParseJoinMode(cf.join); err != nil {
-			return spec, err
-		}
-		if cf.schedule == "fast" {
-			spec.Fraction, spec.Seed = cf.fraction, cf.fastSeed
-		}
-	case "representative":
-		if len(levels) == 0 {
-			return spec, fmt.Errorf("--schedule representative needs --topology")
-		}
-		in := map[int]bool{}
-		for _, r := range ranks {
-			in[r] = true
-		}
-		for _, g := range levels[0].Groups {
-			var keep []int
-			for _, r := range g {
-				if in[r] {
-					keep = append(keep, r)
-				}
-			}
-			if len(keep) > 0 {
-				spec.Groups = append(spec.Groups, keep)
-			}
-		}
-		spec.Parallel = cf.parallel
-	default:
-		return spec, fmt.Errorf("--schedule %q: want serial, hierarchical, fast or representative", cf.schedule)
+	spec, err := probe.NewSchedule(probe.ScheduleRequest{Mode: cf.schedule, Ranks: ranks, Levels: levels, Join: cf.join,
+		Fraction: cf.fraction, Seed: cf.fastSeed, Parallel: cf.parallel})
+	if err != nil {
+		return spec, fmt.Errorf("--schedule %s: %w", cf.schedule, err)
 	}
-	_, err = probe.PlanOf(spec)
-	return spec, err
+	return spec, nil
 }
 
 func (cf *campaignFlags) worldDesc(size int) dataset.World {
@@ -289,16 +253,44 @@ func (k *checkpointer) save(ds *dataset.Dataset, final bool) error {
 	return nil
 }
 
+// pairProbeOptions are the options of 'netaware probe rtt', 'plogp',
+// 'hockney' and 'bandwidth'; each kind reads its own flags.
+type pairProbeOptions struct {
+	streams
+	kind     string
+	campaign *campaignFlags
+	// size flags, read in validate
+	maxSize, minSize, size, satMaxSize string
+	reps, satMax, satStart, extra      int
+	rtt                                dataset.RTTParams
+	k, eps, midpointEps                float64
+	ssend, keep                        bool
+	// from the flags
+	cp     *probe.Campaign
+	levels []topo.Level
+}
+
+// newPairProbeOptions takes each kind's defaults from its parameters'
+// WithDefaults.
+func newPairProbeOptions(kind string) *pairProbeOptions {
+	o := &pairProbeOptions{kind: kind, rtt: dataset.RTTParams{}.WithDefaults()}
+	switch kind {
+	case "plogp":
+		p := dataset.PLogPParams{}.WithDefaults()
+		o.maxSize, o.reps, o.k, o.eps, o.satStart, o.satMax = units.FormatSize(int64(p.MaxBytes)), p.Reps, p.K, p.Eps, p.SatStart, p.SatMax
+		o.satMaxSize, o.midpointEps, o.extra = units.FormatSize(int64(p.SatMaxBytes)), p.MidpointEps, p.MaxExtra
+	case "hockney":
+		p := dataset.HockneyParams{}.WithDefaults()
+		o.minSize, o.maxSize, o.reps = strconv.Itoa(p.MinBytes), units.FormatSize(int64(p.MaxBytes)), p.Reps
+	case "bandwidth":
+		p := dataset.BandwidthParams{}.WithDefaults()
+		o.size, o.reps = units.FormatSize(int64(p.Bytes)), p.Reps
+	}
+	return o
+}
+
 func newPairProbeCmd(kind string) *cobra.Command {
-	var (
-		maxSize, minSize, size        string
-		reps, satMax, satStart, extra int
-		rttBytes, rttMaxEx, rttStale  int
-		rttRounds                     int
-		kf, eps, midEps               float64
-		satMaxSize                    string
-		ssend, keep                   bool
-	)
+	o := newPairProbeOptions(kind)
 	short := map[string]string{
 		"rtt":       "Round-trip times of every pair (Shirai's ping-pong: rounds of <= 30, stop after 10 without a new best, 3 rounds, min and max)",
 		"plogp":     "PLogP parameters of every pair: L, g(m), o_s(m), o_r(m) for m = 0, 2^i up to --max-size (seed 003 Sect. 3.1.2)",
@@ -328,118 +320,123 @@ See docs/measurements.md for the protocol and the dataset fields.
 Example:
 ` + example,
 		Args: cobra.NoArgs,
+		RunE: runOptions(o),
 	}
-	cf := addCampaignFlags(cmd)
+	o.campaign = addCampaignFlags(cmd)
 	f := cmd.Flags()
 	switch kind {
 	case "rtt":
-		f.IntVar(&rttBytes, "bytes", 1, "ping and pong size")
-		f.IntVar(&rttMaxEx, "max-exchanges", 30, "ping-pongs per round at most")
-		f.IntVar(&rttStale, "stale", 10, "end a round after this many ping-pongs without a new best")
-		f.IntVar(&rttRounds, "rounds", 3, "rounds per pair")
-		f.BoolVar(&keep, "keep-samples", false, "store every ping-pong's RTT in the dataset, not only the rounds' bests")
+		f.IntVar(&o.rtt.Bytes, "bytes", o.rtt.Bytes, "ping and pong size")
+		f.IntVar(&o.rtt.MaxExchanges, "max-exchanges", o.rtt.MaxExchanges, "ping-pongs per round at most")
+		f.IntVar(&o.rtt.Stale, "stale", o.rtt.Stale, "end a round after this many ping-pongs without a new best")
+		f.IntVar(&o.rtt.Rounds, "rounds", o.rtt.Rounds, "rounds per pair")
+		f.BoolVar(&o.keep, "keep-samples", false, "store every ping-pong's RTT in the dataset, not only the rounds' bests")
 	case "plogp":
-		f.StringVar(&maxSize, "max-size", "1MiB", "largest message size M (sizes 0 and 2^i up to M)")
-		f.IntVar(&reps, "reps", 16, "repetitions R of every timed operation")
-		f.Float64Var(&kf, "k", 1.3, "o_r: spin k times the expected round trip before the timed receive")
-		f.Float64Var(&eps, "eps", 0.01, "saturation: stop when the time per message moves by at most eps (relative)")
-		f.IntVar(&satStart, "sat-start", 10, "saturation: first batch size")
-		f.IntVar(&satMax, "sat-max", 37500, "saturation: largest batch size")
-		f.StringVar(&satMaxSize, "sat-max-size", "64KiB", "g(m) by saturation up to this size, by Eq. 3.1 above ('none': only g(0))")
-		f.Float64Var(&midEps, "midpoint-eps", 0.01, "measure midpoints where RTT(m) misses the interpolation by more than this (relative)")
-		f.IntVar(&extra, "max-extra", 16, "extra (midpoint) sizes per pair at most (-1: unbounded)")
-		f.BoolVar(&ssend, "ssend", false, "time a synchronous send for o_s (default: a standard send, as seed 003 Fig. 3.6)")
-		f.BoolVar(&keep, "keep-samples", false, "store every repetition in the dataset")
+		f.StringVar(&o.maxSize, "max-size", o.maxSize, "largest message size M (sizes 0 and 2^i up to M)")
+		f.IntVar(&o.reps, "reps", o.reps, "repetitions R of every timed operation")
+		f.Float64Var(&o.k, "k", o.k, "o_r: spin k times the expected round trip before the timed receive")
+		f.Float64Var(&o.eps, "eps", o.eps, "saturation: stop when the time per message moves by at most eps (relative)")
+		f.IntVar(&o.satStart, "sat-start", o.satStart, "saturation: first batch size")
+		f.IntVar(&o.satMax, "sat-max", o.satMax, "saturation: largest batch size")
+		f.StringVar(&o.satMaxSize, "sat-max-size", o.satMaxSize, "g(m) by saturation up to this size, by Eq. 3.1 above ('none': only g(0))")
+		f.Float64Var(&o.midpointEps, "midpoint-eps", o.midpointEps, "measure midpoints where RTT(m) misses the interpolation by more than this (relative)")
+		f.IntVar(&o.extra, "max-extra", o.extra, "extra (midpoint) sizes per pair at most (-1: unbounded)")
+		f.BoolVar(&o.ssend, "ssend", false, "time a synchronous send for o_s (default: a standard send, as seed 003 Fig. 3.6)")
+		f.BoolVar(&o.keep, "keep-samples", false, "store every repetition in the dataset")
 	case "hockney":
-		f.StringVar(&minSize, "min-size", "1", "smallest non-zero size")
-		f.StringVar(&maxSize, "max-size", "1MiB", "largest size")
-		f.IntVar(&reps, "reps", 16, "ping-pongs per size")
-		f.BoolVar(&keep, "keep-samples", false, "store every repetition in the dataset")
+		f.StringVar(&o.minSize, "min-size", o.minSize, "smallest non-zero size")
+		f.StringVar(&o.maxSize, "max-size", o.maxSize, "largest size")
+		f.IntVar(&o.reps, "reps", o.reps, "ping-pongs per size")
+		f.BoolVar(&o.keep, "keep-samples", false, "store every repetition in the dataset")
 	case "bandwidth":
-		f.StringVar(&size, "size", "16MiB", "bytes per bulk transfer")
-		f.IntVar(&reps, "reps", 5, "transfers per pair")
-	}
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		cp := &probe.Campaign{Kind: kind, Resume: cf.resume, NoClockCorrection: cf.noClock}
-		var err error
-		if cp.Sync, err = probe.ParseSync(cf.sync); err != nil {
-			return usagef("--sync: %v", err)
-		}
-		switch kind {
-		case "rtt":
-			if rttBytes < 1 || rttMaxEx < 1 || rttStale < 1 || rttRounds < 1 {
-				return usagef("--bytes, --max-exchanges, --stale and --rounds must be >= 1")
-			}
-			cp.RTT = dataset.RTTParams{Bytes: rttBytes, MaxExchanges: rttMaxEx, Stale: rttStale, Rounds: rttRounds, KeepSamples: keep}
-		case "plogp":
-			m, err := parseSize("max-size", maxSize)
-			if err != nil {
-				return err
-			}
-			sm := -1
-			if satMaxSize != "none" {
-				if sm, err = parseSize("sat-max-size", satMaxSize); err != nil {
-					return err
-				}
-				if sm == 0 {
-					sm = -1
-				}
-			}
-			if reps < 1 || satStart < 1 || satMax < satStart || kf < 1 || eps <= 0 || midEps <= 0 || m < 1 {
-				return usagef("plogp: want --reps >= 1, 1 <= --sat-start <= --sat-max, --k >= 1, --eps > 0, --midpoint-eps > 0, --max-size >= 1")
-			}
-			if extra == 0 {
-				extra = -2 // no extra sizes; -1 means unbounded
-			}
-			cp.PLogP = dataset.PLogPParams{MaxBytes: m, Reps: reps, K: kf, Eps: eps, SatStart: satStart, SatMax: satMax,
-				SatMaxBytes: sm, MidpointEps: midEps, MaxExtra: extra, Ssend: ssend, KeepSamples: keep}
-		case "hockney":
-			lo, err := parseSize("min-size", minSize)
-			if err != nil {
-				return err
-			}
-			hi, err := parseSize("max-size", maxSize)
-			if err != nil {
-				return err
-			}
-			if reps < 1 || hi < 1 || lo > hi {
-				return usagef("hockney: want --reps >= 1 and 1 <= --min-size <= --max-size")
-			}
-			cp.Hockney = dataset.HockneyParams{MinBytes: lo, MaxBytes: hi, Reps: reps, KeepSamples: keep}
-		case "bandwidth":
-			b, err := parseSize("size", size)
-			if err != nil {
-				return err
-			}
-			if reps < 1 || b < 1 {
-				return usagef("bandwidth: want --reps >= 1 and --size >= 1")
-			}
-			cp.Bandwidth = dataset.BandwidthParams{Bytes: b, Reps: reps}
-		}
-		if rs, err := parseRankList(cf.ranks); err != nil {
-			return usagef("--ranks: %v", err)
-		} else if rs != nil && len(rs) < 2 {
-			return usagef("--ranks %q: one rank makes no pair: give at least two", cf.ranks)
-		}
-		levels, err := cf.levels()
-		if err != nil {
-			return err
-		}
-		return runPairCampaign(cmd, cf, cp, levels)
+		f.StringVar(&o.size, "size", o.size, "bytes per bulk transfer")
+		f.IntVar(&o.reps, "reps", o.reps, "transfers per pair")
 	}
 	return cmd
 }
 
-func runPairCampaign(cmd *cobra.Command, cf *campaignFlags, cp *probe.Campaign, levels []topo.Level) error {
-	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	var ds *dataset.Dataset
-	wallStart := time.Now()
-	info, err := runWorld(cmd.Context(), cf.wf, func(ctx context.Context, c comm.Comm) error {
-		spec, err := cf.spec(c.Size(), levels)
+func (o *pairProbeOptions) validate() error {
+	cf := o.campaign
+	cp := &probe.Campaign{Kind: o.kind, Resume: cf.resume, NoClockCorrection: cf.noClock}
+	var err error
+	if cp.Sync, err = probe.ParseSync(cf.sync); err != nil {
+		return usagef("--sync: %v", err)
+	}
+	switch o.kind {
+	case "rtt":
+		r := o.rtt
+		if r.Bytes < 1 || r.MaxExchanges < 1 || r.Stale < 1 || r.Rounds < 1 {
+			return usagef("--bytes, --max-exchanges, --stale and --rounds must be >= 1")
+		}
+		cp.RTT = dataset.RTTParams{Bytes: r.Bytes, MaxExchanges: r.MaxExchanges, Stale: r.Stale, Rounds: r.Rounds, KeepSamples: o.keep}
+	case "plogp":
+		m, err := parseSize("max-size", o.maxSize)
 		if err != nil {
 			return err
 		}
-		cp := *cp
+		sm := -1
+		if o.satMaxSize != "none" {
+			if sm, err = parseSize("sat-max-size", o.satMaxSize); err != nil {
+				return err
+			}
+			if sm == 0 {
+				sm = -1
+			}
+		}
+		if o.reps < 1 || o.satStart < 1 || o.satMax < o.satStart || o.k < 1 || o.eps <= 0 || o.midpointEps <= 0 || m < 1 {
+			return usagef("plogp: want --reps >= 1, 1 <= --sat-start <= --sat-max, --k >= 1, --eps > 0, --midpoint-eps > 0, --max-size >= 1")
+		}
+		extra := o.extra
+		if extra == 0 {
+			extra = -2 // no extra sizes; -1 means unbounded
+		}
+		cp.PLogP = dataset.PLogPParams{MaxBytes: m, Reps: o.reps, K: o.k, Eps: o.eps, SatStart: o.satStart, SatMax: o.satMax,
+			SatMaxBytes: sm, MidpointEps: o.midpointEps, MaxExtra: extra, Ssend: o.ssend, KeepSamples: o.keep}
+	case "hockney":
+		lo, err := parseSize("min-size", o.minSize)
+		if err != nil {
+			return err
+		}
+		hi, err := parseSize("max-size", o.maxSize)
+		if err != nil {
+			return err
+		}
+		if o.reps < 1 || hi < 1 || lo > hi {
+			return usagef("hockney: want --reps >= 1 and 1 <= --min-size <= --max-size")
+		}
+		cp.Hockney = dataset.HockneyParams{MinBytes: lo, MaxBytes: hi, Reps: o.reps, KeepSamples: o.keep}
+	case "bandwidth":
+		b, err := parseSize("size", o.size)
+		if err != nil {
+			return err
+		}
+		if o.reps < 1 || b < 1 {
+			return usagef("bandwidth: want --reps >= 1 and --size >= 1")
+		}
+		cp.Bandwidth = dataset.BandwidthParams{Bytes: b, Reps: o.reps}
+	}
+	if rs, err := parseRankList(cf.ranks); err != nil {
+		return usagef("--ranks: %v", err)
+	} else if rs != nil && len(rs) < 2 {
+		return usagef("--ranks %q: one rank makes no pair: give at least two", cf.ranks)
+	}
+	if o.levels, err = cf.levels(); err != nil {
+		return err
+	}
+	o.cp = cp
+	return nil
+}
+
+func (o *pairProbeOptions) run(ctx context.Context) error {
+	cf := o.campaign
+	var ds *dataset.Dataset
+	wallStart := time.Now()
+	info, err := runWorld(ctx, cf.wf, func(ctx context.Context, c comm.Comm) error {
+		spec, err := cf.spec(c.Size(), o.levels)
+		if err != nil {
+			return err
+		}
+		cp := *o.cp
 		cp.Schedule = spec
 		if c.Rank() != 0 {
 			return cp.Run(ctx, c, nil, probe.RunHooks{})
@@ -449,7 +446,7 @@ func runPairCampaign(cmd *cobra.Command, cf *campaignFlags, cp *probe.Campaign, 
 			return err
 		}
 		ds = d
-		pr := &progressReporter{w: stderr, quiet: quietFlag(cmd), start: time.Now(), desc: "probe " + cp.Kind}
+		pr := &progressReporter{w: o.errOut, quiet: o.quiet, start: time.Now(), desc: "probe " + cp.Kind}
 		defer pr.finish()
 		ck := &checkpointer{path: cf.out, interval: cf.checkpoint, last: time.Now()}
 		return cp.Run(ctx, c, ds, probe.RunHooks{Checkpoint: ck.save, Progress: pr.update})
@@ -460,8 +457,8 @@ func runPairCampaign(cmd *cobra.Command, cf *campaignFlags, cp *probe.Campaign, 
 	if ds == nil {
 		return nil // not rank 0 of a TCP world
 	}
-	warnImplausible(stderr, ds, cf.out)
-	return printCampaign(stdout, cf, cp.Kind, ds, info, time.Since(wallStart))
+	warnImplausible(o.errOut, ds, cf.out)
+	return printCampaign(o.out, cf, o.kind, ds, info, time.Since(wallStart))
 }
 
 // maxWarnings bounds the implausible values listed on stderr; the dataset
@@ -556,14 +553,29 @@ func printCampaign(w io.Writer, cf *campaignFlags, kind string, ds *dataset.Data
 	return nil
 }
 
+// patternProbeOptions are 'netaware probe pattern”s options.
+type patternProbeOptions struct {
+	streams
+	world                       *worldFlags
+	links, nodes, size, outFile string
+	random, count               int
+	prob                        float64
+	seed                        uint64
+	params                      dataset.PatternParams
+	asJSON                      bool
+	// from the flags
+	explicit []dataset.Link
+	nodeList []int
+}
+
+func newPatternProbeOptions() *patternProbeOptions {
+	p := dataset.PatternParams{}.WithDefaults()
+	return &patternProbeOptions{prob: 0.5, seed: 1, count: 1, size: units.FormatSize(int64(p.Bytes)), outFile: "dataset.json",
+		params: dataset.PatternParams{MaxIter: p.MaxIter, CIWidth: p.CIWidth}}
+}
+
 func newPatternProbeCmd() *cobra.Command {
-	var (
-		links, nodes, size, out string
-		random, count, maxIter  int
-		prob, ci                float64
-		seed                    uint64
-		jsonOut                 bool
-	)
+	o := newPatternProbeOptions()
 	cmd := &cobra.Command{
 		Use:   "pattern",
 		Short: "Time concurrent sender->receiver communications (seed 001 Sect. 3.1 micro-benchmark)",
@@ -581,123 +593,134 @@ when it was measured with other --size, --max-iter or --ci).
 Example:
   netaware probe pattern --platform zhu-2racks --nodes 0-9 --random 3 --count 4 --size 8MiB`,
 		Args: cobra.NoArgs,
+		RunE: runOptions(o),
 	}
-	wf := addWorldFlags(cmd)
+	o.world = addWorldFlags(cmd)
 	f := cmd.Flags()
-	f.StringVar(&links, "links", "", "explicit pattern: src>dst pairs, comma separated, e.g. 0>1,2>1")
-	f.StringVar(&nodes, "nodes", "", "random patterns: the nodes (ranks), e.g. 0-9 (default: all)")
-	f.IntVar(&random, "random", 0, "random patterns: draws d per node")
-	f.Float64Var(&prob, "p", 0.5, "random patterns: inclusion probability")
-	f.Uint64Var(&seed, "pattern-seed", 1, "random patterns: seed of the first pattern (pattern i uses seed+i)")
-	f.IntVar(&count, "count", 1, "random patterns: how many")
-	f.StringVar(&size, "size", "4MiB", "bytes per message")
-	f.IntVar(&maxIter, "max-iter", 2000, "iterations at most")
-	f.Float64Var(&ci, "ci", 0.02, "stop when every link's 95% CI width is within this fraction of its mean")
-	f.StringVar(&out, "out", "dataset.json", "dataset file (patterns are appended)")
-	f.BoolVar(&jsonOut, "json", false, "print the results as JSON")
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		b, err := parseSize("size", size)
-		if err != nil {
-			return err
-		}
-		if maxIter < 2 || ci <= 0 || b < 1 {
-			return usagef("pattern: want --max-iter >= 2, --ci > 0, --size >= 1")
-		}
-		explicit, err := parseLinks(links)
-		if err != nil {
-			return usagef("--links: %v", err)
-		}
-		if (explicit == nil) == (random == 0) {
-			return usagef("pattern: give exactly one of --links and --random")
-		}
-		nodeList, err := parseRankList(nodes)
-		if err != nil {
-			return usagef("--nodes: %v", err)
-		}
-		if nodeList != nil && len(nodeList) < 2 {
-			return usagef("--nodes %q: one node has no link to draw: give at least two", nodes)
-		}
-		params := dataset.PatternParams{Bytes: b, MaxIter: maxIter, CIWidth: ci}
-		cf := &campaignFlags{wf: wf, out: out}
-		var ds *dataset.Dataset
-		pr := &progressReporter{w: cmd.ErrOrStderr(), quiet: quietFlag(cmd), start: time.Now(), desc: "probe pattern"}
-		defer pr.finish()
-		info, err := runWorld(cmd.Context(), wf, func(ctx context.Context, c comm.Comm) error {
-			var patterns [][]dataset.Link
-			var gens []*dataset.PatternGenerator
-			if explicit != nil {
-				patterns, gens = [][]dataset.Link{explicit}, []*dataset.PatternGenerator{nil}
-			} else {
-				ns := nodeList
-				if ns == nil {
-					for r := 0; r < c.Size(); r++ {
-						ns = append(ns, r)
-					}
-				}
-				for i := 0; i < count; i++ {
-					g := &dataset.PatternGenerator{Nodes: ns, D: random, P: prob, Seed: seed + uint64(i)}
-					l, err := probe.RandomPattern(*g)
-					if err != nil {
-						return err
-					}
-					patterns, gens = append(patterns, l), append(gens, g)
-				}
-			}
-			if c.Rank() == 0 {
-				d, err := cf.openDataset(cf.worldDesc(c.Size()))
-				if err != nil {
-					return err
-				}
-				ds = d
-				if ds.Patterns == nil || !sameParams(ds.Patterns.Params, params) {
-					ds.Patterns = &dataset.PatternSection{Params: params}
-				}
-			}
-			for i, l := range patterns {
-				if len(l) == 0 {
-					continue // a random draw may include no link
-				}
-				res, err := probe.RunPattern(ctx, c, l, params)
-				if err != nil {
-					return err
-				}
-				if res != nil {
-					res.Generator = gens[i]
-					ds.Patterns.Patterns = append(ds.Patterns.Patterns, *res)
-					if err := ds.Save(out); err != nil {
-						return err
-					}
-					pr.update(i+1, len(patterns))
-				}
-			}
-			if c.Rank() == 0 {
-				return ds.Save(out)
-			}
-			return nil
-		})
-		pr.finish()
-		if err != nil || ds == nil {
-			return err
-		}
-		if jsonOut {
-			return probeWriteJSON(cmd.OutOrStdout(), ds.Patterns)
-		}
-		w := cmd.OutOrStdout()
-		fmt.Fprintf(w, "probe pattern: %d patterns on %s (%d ranks); dataset %s\n", len(ds.Patterns.Patterns), info.Kind, ds.World.Size, out)
-		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "pattern\tlink\tmean\t95% CI +-\titerations\tconverged\t")
-		for i, p := range ds.Patterns.Patterns {
-			for j, l := range p.Links {
-				fmt.Fprintf(tw, "%d\t%d>%d\t%s\t%s\t%d\t%v\t\n", i, l.Src, l.Dst, platform.FormatTime(p.Times[j].Mean),
-					platform.FormatTime(p.CI95HalfS[j]), p.Iterations, p.Converged)
-			}
-		}
-		return tw.Flush()
-	}
+	f.StringVar(&o.links, "links", "", "explicit pattern: src>dst pairs, comma separated, e.g. 0>1,2>1")
+	f.StringVar(&o.nodes, "nodes", "", "random patterns: the nodes (ranks), e.g. 0-9 (default: all)")
+	f.IntVar(&o.random, "random", 0, "random patterns: draws d per node")
+	f.Float64Var(&o.prob, "p", o.prob, "random patterns: inclusion probability")
+	f.Uint64Var(&o.seed, "pattern-seed", o.seed, "random patterns: seed of the first pattern (pattern i uses seed+i)")
+	f.IntVar(&o.count, "count", o.count, "random patterns: how many")
+	f.StringVar(&o.size, "size", o.size, "bytes per message")
+	f.IntVar(&o.params.MaxIter, "max-iter", o.params.MaxIter, "iterations at most")
+	f.Float64Var(&o.params.CIWidth, "ci", o.params.CIWidth, "stop when every link's 95% CI width is within this fraction of its mean")
+	f.StringVar(&o.outFile, "out", o.outFile, "dataset file (patterns are appended)")
+	f.BoolVar(&o.asJSON, "json", false, "print the results as JSON")
 	return cmd
 }
 
-func sameParams(a, b dataset.PatternParams) bool { return a == b }
+func (o *patternProbeOptions) validate() error {
+	b, err := parseSize("size", o.size)
+	if err != nil {
+		return err
+	}
+	o.params.Bytes = b
+	if o.params.MaxIter < 2 || o.params.CIWidth <= 0 || b < 1 {
+		return usagef("pattern: want --max-iter >= 2, --ci > 0, --size >= 1")
+	}
+	if o.explicit, err = parseLinks(o.links); err != nil {
+		return usagef("--links: %v", err)
+	}
+	if (o.explicit == nil) == (o.random == 0) {
+		return usagef("pattern: give exactly one of --links and --random")
+	}
+	if o.nodeList, err = parseRankList(o.nodes); err != nil {
+		return usagef("--nodes: %v", err)
+	}
+	if o.nodeList != nil && len(o.nodeList) < 2 {
+		return usagef("--nodes %q: one node has no link to draw: give at least two", o.nodes)
+	}
+	return nil
+}
+
+// patterns are the links of every pattern to measure on a world of size
+// ranks, and how each was drawn (nil for --links).
+func (o *patternProbeOptions) patterns(size int) ([][]dataset.Link, []*dataset.PatternGenerator, error) {
+	if o.explicit != nil {
+		return [][]dataset.Link{o.explicit}, []*dataset.PatternGenerator{nil}, nil
+	}
+	ns := o.nodeList
+	if ns == nil {
+		for r := 0; r < size; r++ {
+			ns = append(ns, r)
+		}
+	}
+	var patterns [][]dataset.Link
+	var gens []*dataset.PatternGenerator
+	for i := 0; i < o.count; i++ {
+		g := &dataset.PatternGenerator{Nodes: ns, D: o.random, P: o.prob, Seed: o.seed + uint64(i)}
+		l, err := probe.RandomPattern(*g)
+		if err != nil {
+			return nil, nil, err
+		}
+		patterns, gens = append(patterns, l), append(gens, g)
+	}
+	return patterns, gens, nil
+}
+
+func (o *patternProbeOptions) run(ctx context.Context) error {
+	cf := &campaignFlags{wf: o.world, out: o.outFile}
+	var ds *dataset.Dataset
+	pr := &progressReporter{w: o.errOut, quiet: o.quiet, start: time.Now(), desc: "probe pattern"}
+	defer pr.finish()
+	info, err := runWorld(ctx, o.world, func(ctx context.Context, c comm.Comm) error {
+		patterns, gens, err := o.patterns(c.Size())
+		if err != nil {
+			return err
+		}
+		if c.Rank() == 0 {
+			d, err := cf.openDataset(cf.worldDesc(c.Size()))
+			if err != nil {
+				return err
+			}
+			ds = d
+			if ds.Patterns == nil || ds.Patterns.Params != o.params {
+				ds.Patterns = &dataset.PatternSection{Params: o.params}
+			}
+		}
+		for i, l := range patterns {
+			if len(l) == 0 {
+				continue // a random draw may include no link
+			}
+			res, err := probe.RunPattern(ctx, c, l, o.params)
+			if err != nil {
+				return err
+			}
+			if res != nil {
+				res.Generator = gens[i]
+				ds.Patterns.Patterns = append(ds.Patterns.Patterns, *res)
+				if err := ds.Save(o.outFile); err != nil {
+					return err
+				}
+				pr.update(i+1, len(patterns))
+			}
+		}
+		if c.Rank() == 0 {
+			return ds.Save(o.outFile)
+		}
+		return nil
+	})
+	pr.finish()
+	if err != nil || ds == nil {
+		return err
+	}
+	if o.asJSON {
+		return probeWriteJSON(o.out, ds.Patterns)
+	}
+	w := o.out
+	fmt.Fprintf(w, "probe pattern: %d patterns on %s (%d ranks); dataset %s\n", len(ds.Patterns.Patterns), info.Kind, ds.World.Size, o.outFile)
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "pattern\tlink\tmean\t95% CI +-\titerations\tconverged\t")
+	for i, p := range ds.Patterns.Patterns {
+		for j, l := range p.Links {
+			fmt.Fprintf(tw, "%d\t%d>%d\t%s\t%s\t%d\t%v\t\n", i, l.Src, l.Dst, platform.FormatTime(p.Times[j].Mean),
+				platform.FormatTime(p.CI95HalfS[j]), p.Iterations, p.Converged)
+		}
+	}
+	return tw.Flush()
+}
 
 // parseLinks parses "0>1,2>1" (nil for "").
 func parseLinks(s string) ([]dataset.Link, error) {
@@ -717,9 +740,16 @@ func parseLinks(s string) ([]dataset.Link, error) {
 	return out, nil
 }
 
+// identityProbeOptions are 'netaware probe identity”s options.
+type identityProbeOptions struct {
+	streams
+	world   *worldFlags
+	outFile string
+	asJSON  bool
+}
+
 func newIdentityProbeCmd() *cobra.Command {
-	var out string
-	var jsonOut bool
+	o := &identityProbeOptions{}
 	cmd := &cobra.Command{
 		Use:   "identity",
 		Short: "Host name, core and socket of every rank",
@@ -729,50 +759,54 @@ pid) to rank 0, prints it and stores it in the dataset's ranks (with --out).
 Example:
   netaware launch -n 4 -- netaware probe identity --out dataset.json`,
 		Args: cobra.NoArgs,
+		RunE: runOptions(o),
 	}
-	wf := addWorldFlags(cmd)
-	cmd.Flags().StringVar(&out, "out", "", "also store the identities in this dataset")
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "print JSON")
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		var ids []comm.Identity
-		cf := &campaignFlags{wf: wf, out: out}
-		_, err := runWorld(cmd.Context(), wf, func(ctx context.Context, c comm.Comm) error {
-			all, err := comm.GatherIdentities(ctx, c)
-			if err != nil {
-				return err
-			}
-			if c.Rank() != 0 {
-				return nil
-			}
-			ids = all
-			if out == "" {
-				return nil
-			}
-			ds, err := cf.openDataset(cf.worldDesc(c.Size()))
-			if err != nil {
-				return err
-			}
-			ds.Ranks = all
-			return ds.Save(out)
-		})
-		if err != nil || ids == nil {
+	o.world = addWorldFlags(cmd)
+	cmd.Flags().StringVar(&o.outFile, "out", "", "also store the identities in this dataset")
+	cmd.Flags().BoolVar(&o.asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func (o *identityProbeOptions) validate() error { return nil }
+
+func (o *identityProbeOptions) run(ctx context.Context) error {
+	var ids []comm.Identity
+	cf := &campaignFlags{wf: o.world, out: o.outFile}
+	_, err := runWorld(ctx, o.world, func(ctx context.Context, c comm.Comm) error {
+		all, err := comm.GatherIdentities(ctx, c)
+		if err != nil {
 			return err
 		}
-		if jsonOut {
-			return probeWriteJSON(cmd.OutOrStdout(), ids)
+		if c.Rank() != 0 {
+			return nil
 		}
-		tw := tabwriter.NewWriter(cmd.OutOrStdout(), 2, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "rank\thost\tsocket\tcore\tpid\t")
-		for _, id := range ids {
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t\n", id.Rank, id.Host, optInt(id.Socket), optInt(id.Core), id.PID)
+		ids = all
+		if o.outFile == "" {
+			return nil
 		}
-		if err := tw.Flush(); err != nil || out == "" {
+		ds, err := cf.openDataset(cf.worldDesc(c.Size()))
+		if err != nil {
 			return err
 		}
-		_, err = fmt.Fprintf(cmd.OutOrStdout(), "wrote the identities into %s\n", out)
+		ds.Ranks = all
+		return ds.Save(o.outFile)
+	})
+	if err != nil || ids == nil {
 		return err
 	}
-	return cmd
+	if o.asJSON {
+		return probeWriteJSON(o.out, ids)
+	}
+	tw := tabwriter.NewWriter(o.out, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "rank\thost\tsocket\tcore\tpid\t")
+	for _, id := range ids {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t\n", id.Rank, id.Host, optInt(id.Socket), optInt(id.Core), id.PID)
+	}
+	if err := tw.Flush(); err != nil || o.outFile == "" {
+		return err
+	}
+	_, err = fmt.Fprintf(o.out, "wrote the identities into %s\n", o.outFile)
+	return err
 }
 
 func optInt(v int) string {

@@ -3,29 +3,41 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"netaware/comm"
+	"netaware/dataset"
 	"netaware/probe"
-	"netaware/swarm"
+	"netaware/units"
 )
 
+// swarmProbeOptions are 'netaware probe swarm”s options.
+type swarmProbeOptions struct {
+	streams
+	world          *worldFlags
+	size, fragment string
+	outFile        string
+	resume, asJSON bool
+	checkpoint     time.Duration
+	params         dataset.SwarmParams
+}
+
+func newSwarmProbeOptions() *swarmProbeOptions {
+	p := probe.DefaultSwarmParams()
+	p.Weight = dataset.WeightRate
+	// The command's seed has always been 1: datasets record it, and
+	// --resume continues only a probe with the same parameters.
+	p.Swarm.Seed = 1
+	return &swarmProbeOptions{params: p, size: units.FormatSize(int64(p.Bytes)), fragment: units.FormatSize(int64(p.Swarm.Fragment)),
+		outFile: "dataset.json", checkpoint: 5 * time.Second}
+}
+
 func newSwarmProbeCmd() *cobra.Command {
-	var (
-		size, fragment             string
-		conns, peers, pipeline, hb int
-		maxIter, stableIter        int
-		stableNMI                  float64
-		choke                      bool
-		chokeInterval              time.Duration
-		seed                       uint64
-		weight, out                string
-		resume, jsonOut            bool
-		checkpoint                 time.Duration
-	)
+	o := newSwarmProbeOptions()
 	cmd := &cobra.Command{
 		Use:   "swarm",
 		Short: "Bandwidth tomography by swarm broadcasts (seed 000 Ch. 4): fragments per peer pair, iterated until the clustering is stable",
@@ -49,87 +61,91 @@ Examples:
   netaware probe swarm --platform bordeaux-2013 --size 2MiB --iterations 2 --out swarm.json
   netaware launch -n 8 -- netaware probe swarm --size 8MiB --out swarm.json`,
 		Args: cobra.NoArgs,
+		RunE: runOptions(o),
 	}
-	wf := addWorldFlags(cmd)
+	o.world = addWorldFlags(cmd)
 	f := cmd.Flags()
-	f.StringVar(&size, "size", "4MiB", "message size M of every broadcast")
-	f.StringVar(&fragment, "fragment", "16KiB", "fragment size")
-	f.IntVar(&conns, "connections", swarm.DefaultConnections, "upload slots per peer (active connections)")
-	f.IntVar(&peers, "peer-set", swarm.DefaultPeerSet, "peers a rank knows at most")
-	f.IntVar(&pipeline, "pipeline", swarm.DefaultPipeline, "requests outstanding per connection")
-	f.IntVar(&hb, "have-batch", 0, "fragments per announcement (0: a sixteenth of the message, at least 8)")
-	f.BoolVar(&choke, "choke", false, "tit-for-tat choking (seed 000 Sect. 4.8.1: off measures better)")
-	f.DurationVar(&chokeInterval, "choke-interval", swarm.DefaultChokeInterval, "rechoke period with --choke")
-	f.IntVar(&maxIter, "iterations", 10, "broadcasts at most")
-	f.Float64Var(&stableNMI, "stable-nmi", 0.99, "successive hierarchies agree when their NMI reaches this")
-	f.IntVar(&stableIter, "stable-iterations", 2, "stop after this many successive agreements")
-	f.Uint64Var(&seed, "swarm-seed", 1, "seed of the peer sets, the roots and the random choices")
-	f.StringVar(&weight, "weight", probe.WeightRate, "edge weight clustered: rate (fragments per second of waiting) or fragments (Eq. 4.2)")
-	f.StringVar(&out, "out", "dataset.json", "dataset file to write (other probes' sections in it are kept)")
-	f.BoolVar(&resume, "resume", false, "continue the interrupted swarm probe of --out")
-	f.BoolVar(&jsonOut, "json", false, "print the swarm section as JSON instead of a table")
-	f.DurationVar(&checkpoint, "checkpoint", 5*time.Second, "rank 0 rewrites --out at most this often")
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		m, err := parseSize("size", size)
-		if err != nil {
-			return err
-		}
-		fr, err := parseSize("fragment", fragment)
-		if err != nil {
-			return err
-		}
-		p := probe.SwarmParams{Bytes: m, MaxIterations: maxIter, StableNMI: stableNMI, StableIterations: stableIter, Weight: weight,
-			Swarm: swarm.Params{Fragment: fr, Connections: conns, PeerSet: peers, Pipeline: pipeline, HaveBatch: hb,
-				Choke: choke, ChokeInterval: chokeInterval, Seed: seed}.WithDefaults()}
-		if err := probe.CheckSwarmParams(p); err != nil {
-			return usagef("%v", err)
-		}
-		cf := &campaignFlags{wf: wf, out: out, resume: resume}
-		var ds *probe.Dataset
-		wallStart := time.Now()
-		info, err := runWorld(cmd.Context(), wf, func(ctx context.Context, c comm.Comm) error {
-			if c.Rank() != 0 {
-				return probe.RunSwarm(ctx, c, nil, p, probe.RunHooks{})
-			}
-			d, err := cf.openDataset(cf.worldDesc(c.Size()))
-			if err != nil {
-				return err
-			}
-			if resume && (d.Swarm == nil || d.Swarm.Params != p) {
-				return fmt.Errorf("--resume: %s holds no swarm probe with these parameters", out)
-			}
-			if !resume && d.Swarm != nil && !d.Swarm.Complete {
-				d.Swarm = nil // a fresh run, not a continuation
-			}
-			ds = d
-			pr := &progressReporter{w: cmd.ErrOrStderr(), quiet: quietFlag(cmd), start: time.Now(), desc: "probe swarm"}
-			defer pr.finish()
-			ck := &checkpointer{path: out, interval: checkpoint, last: time.Now()}
-			return probe.RunSwarm(ctx, c, ds, p, probe.RunHooks{Checkpoint: ck.save, Progress: pr.update})
-		})
-		if err != nil {
-			return err
-		}
-		if ds == nil {
-			return nil // not rank 0 of a TCP world
-		}
-		if jsonOut {
-			return probeWriteJSON(cmd.OutOrStdout(), ds.Swarm)
-		}
-		return printSwarm(cmd, ds, info, out, time.Since(wallStart))
-	}
+	p, sw := &o.params, &o.params.Swarm
+	f.StringVar(&o.size, "size", o.size, "message size M of every broadcast")
+	f.StringVar(&o.fragment, "fragment", o.fragment, "fragment size")
+	f.IntVar(&sw.Connections, "connections", sw.Connections, "upload slots per peer (active connections)")
+	f.IntVar(&sw.PeerSet, "peer-set", sw.PeerSet, "peers a rank knows at most")
+	f.IntVar(&sw.Pipeline, "pipeline", sw.Pipeline, "requests outstanding per connection")
+	f.IntVar(&sw.HaveBatch, "have-batch", sw.HaveBatch, "fragments per announcement (0: a sixteenth of the message, at least 8)")
+	f.BoolVar(&sw.Choke, "choke", sw.Choke, "tit-for-tat choking (seed 000 Sect. 4.8.1: off measures better)")
+	f.DurationVar(&sw.ChokeInterval, "choke-interval", sw.ChokeInterval, "rechoke period with --choke")
+	f.IntVar(&p.MaxIterations, "iterations", p.MaxIterations, "broadcasts at most")
+	f.Float64Var(&p.StableNMI, "stable-nmi", p.StableNMI, "successive hierarchies agree when their NMI reaches this")
+	f.IntVar(&p.StableIterations, "stable-iterations", p.StableIterations, "stop after this many successive agreements")
+	f.Uint64Var(&sw.Seed, "swarm-seed", sw.Seed, "seed of the peer sets, the roots and the random choices")
+	f.StringVar(&p.Weight, "weight", p.Weight, "edge weight clustered: rate (fragments per second of waiting) or fragments (Eq. 4.2)")
+	f.StringVar(&o.outFile, "out", o.outFile, "dataset file to write (other probes' sections in it are kept)")
+	f.BoolVar(&o.resume, "resume", false, "continue the interrupted swarm probe of --out")
+	f.BoolVar(&o.asJSON, "json", false, "print the swarm section as JSON instead of a table")
+	f.DurationVar(&o.checkpoint, "checkpoint", o.checkpoint, "rank 0 rewrites --out at most this often")
 	return cmd
 }
 
-func printSwarm(cmd *cobra.Command, ds *probe.Dataset, info worldInfo, out string, wall time.Duration) error {
-	w := cmd.OutOrStdout()
+func (o *swarmProbeOptions) validate() error {
+	var err error
+	if o.params.Bytes, err = parseSize("size", o.size); err != nil {
+		return err
+	}
+	if o.params.Swarm.Fragment, err = parseSize("fragment", o.fragment); err != nil {
+		return err
+	}
+	o.params.Swarm = o.params.Swarm.WithDefaults()
+	if err := probe.CheckSwarmParams(o.params); err != nil {
+		return usagef("%v", err)
+	}
+	return nil
+}
+
+func (o *swarmProbeOptions) run(ctx context.Context) error {
+	p := o.params
+	cf := &campaignFlags{wf: o.world, out: o.outFile, resume: o.resume}
+	var ds *dataset.Dataset
+	wallStart := time.Now()
+	info, err := runWorld(ctx, o.world, func(ctx context.Context, c comm.Comm) error {
+		if c.Rank() != 0 {
+			return probe.RunSwarm(ctx, c, nil, p, probe.RunHooks{})
+		}
+		d, err := cf.openDataset(cf.worldDesc(c.Size()))
+		if err != nil {
+			return err
+		}
+		if o.resume && (d.Swarm == nil || d.Swarm.Params != p) {
+			return fmt.Errorf("--resume: %s holds no swarm probe with these parameters", o.outFile)
+		}
+		if !o.resume && d.Swarm != nil && !d.Swarm.Complete {
+			d.Swarm = nil // a fresh run, not a continuation
+		}
+		ds = d
+		pr := &progressReporter{w: o.errOut, quiet: o.quiet, start: time.Now(), desc: "probe swarm"}
+		defer pr.finish()
+		ck := &checkpointer{path: o.outFile, interval: o.checkpoint, last: time.Now()}
+		return probe.RunSwarm(ctx, c, ds, p, probe.RunHooks{Checkpoint: ck.save, Progress: pr.update})
+	})
+	if err != nil {
+		return err
+	}
+	if ds == nil {
+		return nil // not rank 0 of a TCP world
+	}
+	if o.asJSON {
+		return probeWriteJSON(o.out, ds.Swarm)
+	}
+	return printSwarm(o.out, ds, info, o.outFile, time.Since(wallStart))
+}
+
+func printSwarm(w io.Writer, ds *dataset.Dataset, info worldInfo, out string, wall time.Duration) error {
 	s := ds.Swarm
 	state := "stopped at --iterations"
 	if s.Stable {
 		state = "stable"
 	}
 	fmt.Fprintf(w, "probe swarm: %d iterations of %s on %s (%d ranks), %s; %.3f s on rank 0's clock, %s wall\n",
-		len(s.Iterations), fmtBytes(s.Params.Bytes), info.Kind, ds.World.Size, state, s.ClockS, wall.Round(time.Millisecond))
+		len(s.Iterations), units.FormatSize(int64(s.Params.Bytes)), info.Kind, ds.World.Size, state, s.ClockS, wall.Round(time.Millisecond))
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "iteration\troot\ttime\tconnections\tlevels\tNMI with previous\t")
 	for i, it := range s.Iterations {

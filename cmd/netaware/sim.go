@@ -98,11 +98,6 @@ sizes cost no memory per rank.`,
 	return cmd
 }
 
-func (o *simStatsOptions) complete(cmd *cobra.Command, args []string) error {
-	o.completeStreams(cmd)
-	return nil
-}
-
 func (o *simStatsOptions) validate() error {
 	if o.platform == "" {
 		return usagef("sim stats: --platform is required (a built-in name or a platform.yaml)")

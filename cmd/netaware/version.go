@@ -28,11 +28,6 @@ func newVersionCmd() *cobra.Command {
 	}
 }
 
-func (o *versionOptions) complete(cmd *cobra.Command, args []string) error {
-	o.completeStreams(cmd)
-	return nil
-}
-
 func (o *versionOptions) validate() error { return nil }
 
 func (o *versionOptions) run(context.Context) error {

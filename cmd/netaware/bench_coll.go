@@ -24,6 +24,7 @@ import (
 	"netaware/internal/atomicfile"
 	"netaware/topo"
 	"netaware/tune"
+	"netaware/units"
 )
 
 func init() {
@@ -104,11 +105,6 @@ func commDefaultDecision(c comm.Comm, k tune.Collective, t *topo.Topology, sizes
 		rule.Sizes = append(rule.Sizes, sr)
 	}
 	return &coll.Decision{Version: coll.DecisionVersion, Rules: []coll.DecisionRule{rule}}, nil
-}
-
-func (o *benchOptions) complete(cmd *cobra.Command, _ []string) error {
-	o.completeStreams(cmd)
-	return nil
 }
 
 func (o *benchOptions) validate() error {
@@ -327,7 +323,7 @@ func printBench(w io.Writer, res *collBench) {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
 	hdr := []string{"algorithm"}
 	for _, n := range res.SizesBytes {
-		hdr = append(hdr, fmtBytes(n))
+		hdr = append(hdr, units.FormatSize(int64(n)))
 	}
 	fmt.Fprintln(tw, strings.Join(hdr, "\t")+"\t")
 	for _, s := range res.Series {
@@ -354,14 +350,14 @@ func printBench(w io.Writer, res *collBench) {
 			if c.CommDefault != "" {
 				def, defS = c.CommDefault, fmtSec(c.CommDefaultS)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", fmtBytes(c.Bytes), c.Tuned, fmtSec(c.TunedS), def, defS)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", units.FormatSize(int64(c.Bytes)), c.Tuned, fmtSec(c.TunedS), def, defS)
 		}
 		tw.Flush()
 		return
 	}
 	fmt.Fprintln(tw, "size\ttuned\ttime\tompi-fixed\tspeed-up")
 	for _, c := range res.Tuned {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2fx\n", fmtBytes(c.Bytes), c.Tuned, fmtSec(c.TunedS), fmtSec(c.BaselineS), c.Speedup)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2fx\n", units.FormatSize(int64(c.Bytes)), c.Tuned, fmtSec(c.TunedS), fmtSec(c.BaselineS), c.Speedup)
 	}
 	tw.Flush()
 }

@@ -14,6 +14,7 @@ import (
 	"netaware/comm"
 	"netaware/comm/pingpong"
 	"netaware/comm/tcp"
+	"netaware/units"
 )
 
 // benchSubcommands lets other files add 'netaware bench X' commands
@@ -52,11 +53,6 @@ type pingpongOptions struct {
 	noRaw      bool
 	streamSize string
 	wf         *worldFlags
-}
-
-func (p *pingpongOptions) complete(cmd *cobra.Command, _ []string) error {
-	p.completeStreams(cmd)
-	return nil
 }
 
 // validate parses the sizes into the library's options and lets the
@@ -163,12 +159,12 @@ func printPingpong(w io.Writer, r *pingpong.Report) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "size\titers\tnetaware µs\traw TCP µs\tlatency ratio\tnetaware MB/s\traw TCP MB/s\tbw ratio\t")
 	for _, l := range r.Latency {
-		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%s\t%s\t%.1f\t%s\t%s\t\n", fmtBytes(l.SizeBytes), l.Iterations, l.NetawareS*1e6,
+		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%s\t%s\t%.1f\t%s\t%s\t\n", units.FormatSize(int64(l.SizeBytes)), l.Iterations, l.NetawareS*1e6,
 			ppOptF(l.RawS*1e6, "%.2f"), ppOptF(l.LatencyRatio, "%.3f"), l.NetawareBps/1e6, ppOptF(l.RawBps/1e6, "%.1f"), ppOptF(l.BandwidthRate, "%.3f"))
 	}
 	tw.Flush()
 	for _, s := range r.Streaming {
-		fmt.Fprintf(w, "streaming %d x %s: netaware %.1f MB/s", s.Messages, fmtBytes(s.SizeBytes), s.Netaware/1e6)
+		fmt.Fprintf(w, "streaming %d x %s: netaware %.1f MB/s", s.Messages, units.FormatSize(int64(s.SizeBytes)), s.Netaware/1e6)
 		if s.Raw > 0 {
 			fmt.Fprintf(w, ", raw TCP %.1f MB/s, ratio %.3f", s.Raw/1e6, s.Ratio)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"netaware/coll"
 	"netaware/comm"
+	"netaware/units"
 )
 
 func init() { registerBench(newBenchSwarmCmd) }
@@ -39,11 +40,6 @@ type swarmOptions struct {
 	asJSON     bool
 	bytes      int
 	list       []coll.Algorithm
-}
-
-func (o *swarmOptions) complete(cmd *cobra.Command, _ []string) error {
-	o.completeStreams(cmd)
-	return nil
 }
 
 func (o *swarmOptions) validate() error {
@@ -112,7 +108,7 @@ func (o *swarmOptions) run(ctx context.Context) error {
 	if o.asJSON {
 		return probeWriteJSON(w, out)
 	}
-	fmt.Fprintf(w, "bench swarm: %s broadcasts on %s, %d rounds, median of the slowest rank's time\n", fmtBytes(m), out.World, o.reps)
+	fmt.Fprintf(w, "bench swarm: %s broadcasts on %s, %d rounds, median of the slowest rank's time\n", units.FormatSize(int64(m)), out.World, o.reps)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "algorithm\tmedian\tvs %s\t\n", out.Series[0].Algorithm)
 	base := out.Series[0].MedianS

@@ -22,6 +22,7 @@ import (
 	"netaware/platform"
 	"netaware/topo"
 	"netaware/tune"
+	"netaware/units"
 )
 
 func init() { register(newTuneCmd) }
@@ -373,7 +374,7 @@ func progress(w io.Writer, total int) func(done, total int, a coll.Algorithm, by
 	bar := progressbar.NewOptions(total, progressbar.OptionSetWriter(w), progressbar.OptionSetDescription("benchmarking"),
 		progressbar.OptionShowCount(), progressbar.OptionClearOnFinish())
 	return func(done, _ int, a coll.Algorithm, bytes int) {
-		bar.Describe(a.String() + " " + fmtBytes(bytes))
+		bar.Describe(a.String() + " " + units.FormatSize(int64(bytes)))
 		_ = bar.Set(done)
 	}
 }
@@ -696,16 +697,6 @@ func keepPartialTune(w io.Writer, dir string, rep *tune.Report) {
 	fmt.Fprintf(w, "kept the %d measurements finished in %s (no decision made; decide with --from)\n", len(rep.Measurements), path)
 }
 
-func fmtBytes(n int) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%dMiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%dKiB", n>>10)
-	}
-	return fmt.Sprintf("%dB", n)
-}
-
 func fmtSec(s float64) string { return platform.FormatTime(s) }
 
 // printChoices prints the per-size choices for people.
@@ -733,7 +724,7 @@ func printChoices(w io.Writer, rep *tune.Report) {
 		if c.Baseline.Label != "" {
 			base, speed = c.Baseline.Label+" "+fmtSec(c.Baseline.MeanS), fmt.Sprintf("%.2fx", c.Speedup)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Collective, c.Ranks, fmtBytes(c.Bytes), c.Best.Label, fmtSec(c.Best.MeanS),
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Collective, c.Ranks, units.FormatSize(int64(c.Bytes)), c.Best.Label, fmtSec(c.Best.MeanS),
 			base, speed, blind, lib(c.OMPI), lib(c.MPICH))
 	}
 	tw.Flush()

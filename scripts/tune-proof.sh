@@ -47,7 +47,9 @@
 # COLL=allreduce (default bcast) does the same for MPI_Allreduce: netaware's
 # blind allreduce algorithms live, Open MPI's coll_tuned_allreduce_algorithm
 # 1-6 (segmented ring 5 at 64 and 1024 KiB segments), MPICH's
-# MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM.
+# MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM; likewise COLL=reduce, scatter,
+# gather, allgather, reduce_scatter (sizes multiples of 4 x ranks for the
+# last four: collbench rounds the blocks down).
 # Needs root, Go, mpicc.openmpi / mpirun.openmpi, mpicc.mpich / mpiexec.hydra.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -71,7 +73,27 @@ allreduce)
 	OMPI_FIXED_ALL="1-0 2-0 3-0 4-0 5-65536 5-1048576 6-0"
 	MPICH_FIXED="recursive_doubling reduce_scatter_allgather"
 	;;
-*) echo "tune-proof: COLL=$COLL: want bcast or allreduce (what collbench times)" >&2; exit 2 ;;
+reduce)
+	TUNE_ALGS=linear,chain,k-chain,pipeline,binary,binomial,knomial
+	OMPI_FIXED_ALL="1-0 2-0 2-32768 3-32768 3-131072 4-0 4-32768 5-0 5-32768 6-0 7-0"
+	MPICH_FIXED="binomial reduce_scatter_gather"
+	;;
+scatter | gather)
+	TUNE_ALGS=linear,binomial,knomial,binary
+	OMPI_FIXED_ALL="1-0 2-0 3-0"
+	MPICH_FIXED="binomial"
+	;;
+allgather)
+	TUNE_ALGS=linear,binomial,scatter-allgather,scatter-allgather-ring
+	OMPI_FIXED_ALL="1-0 2-0 3-0 4-0 5-0 6-0"
+	MPICH_FIXED="brucks recursive_doubling ring"
+	;;
+reduce_scatter)
+	TUNE_ALGS=binomial,recursive-doubling,rabenseifner,ring
+	OMPI_FIXED_ALL="1-0 2-0 3-0 4-0"
+	MPICH_FIXED="recursive_halving pairwise recursive_doubling"
+	;;
+*) echo "tune-proof: COLL=$COLL: want bcast, allreduce, reduce, scatter, gather, allgather or reduce_scatter" >&2; exit 2 ;;
 esac
 MPICH_CVAR=MPIR_CVAR_${COLL^^}_INTRA_ALGORITHM
 SIZES=${SIZES:-65536,1048576,16777216}

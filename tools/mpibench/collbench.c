@@ -10,7 +10,12 @@
  * largest size; a smaller one gets more, as many as fit in about the same
  * time by the size ratio, at most 5 x REPS: small sizes are the noisy
  * ones.
- * OP is allreduce (MPI_SUM over floats) or bcast (from rank 0). The
+ * OP is allreduce or reduce (MPI_SUM over floats, reduce to rank 0),
+ * bcast (from rank 0), scatter, gather (root 0), allgather or
+ * reduce_scatter (MPI_Reduce_scatter, equal counts); BYTES is the whole
+ * vector, for the last four all ranks' blocks together (netaware tune's
+ * message size; a size that is not a multiple of 4 x ranks is measured
+ * rounded down to one, and the result line gives the size measured). The
  * algorithm is whatever the library picks or is told (Open MPI:
  * --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_allreduce_algorithm 4).
  * Every repetition starts after a barrier; its time is the slowest rank's
@@ -38,7 +43,7 @@ static int cmp_double(const void *a, const void *b)
 static void usage(int rank, const char *msg)
 {
 	if (rank == 0)
-		fprintf(stderr, "collbench: %s\nusage: collbench allreduce|bcast BYTES[,BYTES...] [WARMUP [REPS]]\n", msg);
+		fprintf(stderr, "collbench: %s\nusage: collbench allreduce|bcast|reduce|scatter|gather|allgather|reduce_scatter BYTES[,BYTES...] [WARMUP [REPS]]\n", msg);
 	MPI_Finalize();
 	exit(2);
 }
@@ -52,9 +57,14 @@ int main(int argc, char **argv)
 	if (argc < 3)
 		usage(rank, "missing arguments");
 	const char *op = argv[1];
-	int allreduce = strcmp(op, "allreduce") == 0;
-	if (!allreduce && strcmp(op, "bcast") != 0)
-		usage(rank, "OP must be allreduce or bcast");
+	static const char *ops[] = {"allreduce", "bcast", "reduce", "scatter", "gather", "allgather", "reduce_scatter"};
+	int kind = -1;
+	for (int i = 0; i < 7; i++)
+		if (strcmp(op, ops[i]) == 0)
+			kind = i;
+	if (kind < 0)
+		usage(rank, "OP must be allreduce, bcast, reduce, scatter, gather, allgather or reduce_scatter");
+	int blocked = kind >= 3;
 	long long sizes[64];
 	int nsizes = 0;
 	long long maxbytes = 0;
@@ -96,13 +106,21 @@ int main(int argc, char **argv)
 	float *in = malloc(maxcount * sizeof(float));
 	float *out = malloc(maxcount * sizeof(float));
 	double *times = malloc((size_t)reps * 5 * sizeof(double));
-	if (!in || !out || !times) {
+	int *counts = malloc((size_t)size * sizeof(int));
+	if (!in || !out || !times || !counts) {
 		fprintf(stderr, "collbench: rank %d: out of memory\n", rank);
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	}
 	int maxreps = reps;
 	for (int k = 0; k < nsizes; k++) {
 		int count = (int)(sizes[k] / sizeof(float));
+		int blk = count / size; /* floats per rank of the block collectives */
+		if (blocked)
+			count = blk * size;
+		if (count < 1 || (blocked && blk < 1))
+			usage(rank, "BYTES too small for the block collectives on these ranks");
+		for (int r = 0; r < size; r++)
+			counts[r] = blk;
 		long long scaled = (long long)maxreps * (maxbytes / sizes[k]);
 		reps = scaled > 5LL * maxreps ? 5 * maxreps : (int)scaled;
 		for (int i = 0; i < count; i++) {
@@ -112,17 +130,32 @@ int main(int argc, char **argv)
 		for (int it = 0; it < warmup + reps; it++) {
 			MPI_Barrier(MPI_COMM_WORLD);
 			double t0 = MPI_Wtime();
-			if (allreduce)
-				MPI_Allreduce(in, out, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-			else
-				MPI_Bcast(rank == 0 ? in : out, count, MPI_FLOAT, 0, MPI_COMM_WORLD);
+			switch (kind) {
+			case 0: MPI_Allreduce(in, out, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); break;
+			case 1: MPI_Bcast(rank == 0 ? in : out, count, MPI_FLOAT, 0, MPI_COMM_WORLD); break;
+			case 2: MPI_Reduce(in, out, count, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD); break;
+			case 3: MPI_Scatter(in, blk, MPI_FLOAT, out, blk, MPI_FLOAT, 0, MPI_COMM_WORLD); break;
+			case 4: MPI_Gather(in, blk, MPI_FLOAT, out, blk, MPI_FLOAT, 0, MPI_COMM_WORLD); break;
+			case 5: MPI_Allgather(in, blk, MPI_FLOAT, out, blk, MPI_FLOAT, MPI_COMM_WORLD); break;
+			case 6: MPI_Reduce_scatter(in, out, counts, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); break;
+			}
 			double t = MPI_Wtime() - t0, tmax;
 			MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
 			/* The result is checked, so that a wrong reordering cannot
 			   pass as a fast one. */
-			float want = allreduce ? (float)size * (size + 1) / 2 : 1.0f;
-			float *got = allreduce ? out : (rank == 0 ? in : out);
-			int bad = got[0] != want || got[count - 1] != want, anybad;
+			float sum = (float)size * (size + 1) / 2, *got = out;
+			int first = 0, last = count - 1, bad = 0, anybad;
+			switch (kind) {
+			case 0: bad = got[first] != sum || got[last] != sum; break;
+			case 1: got = rank == 0 ? in : out; bad = got[first] != 1.0f || got[last] != 1.0f; break;
+			case 2: bad = rank == 0 && (got[first] != sum || got[last] != sum); break;
+			/* scatter: every rank gets the root's 1s; gather and
+			   allgather: block r holds r + 1; reduce_scatter: sums. */
+			case 3: bad = got[0] != 1.0f || got[blk - 1] != 1.0f; break;
+			case 4: bad = rank == 0 && (got[0] != 1.0f || got[last] != (float)size); break;
+			case 5: bad = got[0] != 1.0f || got[last] != (float)size; break;
+			case 6: bad = got[0] != sum || got[blk - 1] != sum; break;
+			}
 			MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
 			if (anybad) {
 				if (rank == 0)
@@ -152,6 +185,7 @@ int main(int argc, char **argv)
 	free(in);
 	free(out);
 	free(times);
+	free(counts);
 	MPI_Finalize();
 	return 0;
 }

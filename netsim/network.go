@@ -189,6 +189,10 @@ type resource struct {
 	// solver scratch
 	remaining, usage float64
 	unfixed          int
+	// minBound is the least bound * penalty of the flows loading the
+	// resource (fixed or not), +Inf if none has a bound: a share below it
+	// needs no search for flows held back by their bound.
+	minBound float64
 }
 
 // Network is the flow-level model. It is not safe for concurrent use.
@@ -443,6 +447,11 @@ func (n *Network) markDirty(r int32) {
 // Flush recomputes the rates of the flows connected to resources changed
 // since the last solve. NextTime and Step call it; callers need it only to
 // read up-to-date rates.
+//
+// One pass over the component's elements finds the component, settles its
+// flows' remaining bytes at their old rates and sums each resource's usage
+// for the solver (in the order of the resource's elements, as the solver's
+// own pass did, so the sums are the same to the bit).
 func (n *Network) Flush() {
 	if len(n.dirty) == 0 {
 		return
@@ -459,12 +468,25 @@ func (n *Network) Flush() {
 		}
 	}
 	n.dirty = n.dirty[:0]
+	h := &n.sheap
+	h.items = h.items[:0]
+	n.unfixed = 0
+	now := n.now
 	// Breadth-first over resources and the flows on them: the union of the
 	// connected components touched by the changes.
 	for i := 0; i < len(n.compRes); i++ {
-		rs := &n.res[n.compRes[i]]
+		r := n.compRes[i]
+		rs := &n.res[r]
+		usage, unfixed, minBound := 0.0, 0, math.Inf(1)
 		for _, e := range rs.elems {
 			f := e.f
+			if e.w > 0 {
+				usage += e.w / f.penalty
+				unfixed++
+				if f.bound > 0 {
+					minBound = min(minBound, f.bound*f.penalty)
+				}
+			}
 			if f.mark == ep {
 				continue
 			}
@@ -476,26 +498,39 @@ func (n *Network) Flush() {
 					n.compRes = append(n.compRes, r2)
 				}
 			}
+			// Settle remaining bytes at the old rate before it changes.
+			if dt := now - f.last; dt > 0 && f.rate > 0 {
+				f.remaining -= f.rate * dt
+				if f.remaining < 0 {
+					f.remaining = 0
+				}
+			}
+			f.last = now
+			f.fixed = false
+			f.rate = 0
+			for _, w := range f.w {
+				if w > 0 {
+					n.unfixed++
+					break
+				}
+			}
+		}
+		rs.remaining = rs.bps
+		rs.usage = usage
+		rs.unfixed = unfixed
+		rs.minBound = minBound
+		if unfixed > 0 {
+			h.items = append(h.items, resEntry{rs.share(), r})
 		}
 	}
 	n.stats.Solves++
 	n.stats.SolvedRes += int64(len(n.compRes))
 	n.stats.SolvedFlow += int64(len(n.compFlows))
-	// Settle remaining bytes at the old rates before they change.
-	for _, f := range n.compFlows {
-		if dt := n.now - f.last; dt > 0 && f.rate > 0 {
-			f.remaining -= f.rate * dt
-			if f.remaining < 0 {
-				f.remaining = 0
-			}
-		}
-		f.last = n.now
-	}
 	n.solve()
 	for _, f := range n.compFlows {
 		t := math.Inf(1)
 		if f.rate > 0 {
-			t = n.now + f.remaining/f.rate
+			t = now + f.remaining/f.rate
 		}
 		if t != f.event {
 			f.event = t

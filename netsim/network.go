@@ -127,18 +127,18 @@ const (
 
 // Flow is a transfer in the network. Its methods are read-only views.
 type Flow struct {
-	id        int64
-	spec      FlowSpec
+	// What every solve reads and writes comes first, in two cache lines.
+	mark      uint32 // component search epoch
+	fixed     bool   // solver scratch
 	state     flowState
 	penalty   float64 // sharing penalty: the solver gives rate = share / penalty
 	bound     float64 // upper bound on the rate; 0 = none
-	factor    float64 // bandwidth jitter: capacity consumed per byte
 	remaining float64 // bytes left at lastUpdate
 	rate      float64
 	last      float64 // time remaining was last settled
 	event     float64 // time of the pending event (latency end or completion)
-	start     float64
-	hidx      int // index in the event heap, -1 if absent
+	hidx      int     // index in the event heap, -1 if absent
+	id        int64
 
 	// Elements: one per distinct resource, with the weight consumed per
 	// unit of rate and the flow's position in that resource's element list.
@@ -146,8 +146,9 @@ type Flow struct {
 	w   []float64
 	pos []int32
 
-	mark  uint32 // component search epoch
-	fixed bool   // solver scratch
+	factor float64 // bandwidth jitter: capacity consumed per byte
+	start  float64
+	spec   FlowSpec
 }
 
 // ID is the flow's sequence number (0, 1, 2, ... in start order).
@@ -183,7 +184,6 @@ type element struct {
 type resource struct {
 	bps   float64
 	elems []element
-	mark  uint32
 	dirty bool
 
 	// solver scratch
@@ -206,6 +206,7 @@ type Network struct {
 
 	dirty []int32 // resources whose flow set changed since the last solve
 	epoch uint32
+	rmark []uint32 // per resource: the component search epoch (apart, to stay in cache)
 
 	// scratch for component search and solving, reused across solves
 	compRes   []int32
@@ -237,7 +238,7 @@ func New(cfg Config) (*Network, error) {
 	if cfg.Weighting != MaxMin && cfg.Weighting != RTTWeighted {
 		return nil, fmt.Errorf("netsim: unknown weighting %d", int(cfg.Weighting))
 	}
-	n := &Network{cfg: cfg, res: make([]resource, len(cfg.Resources))}
+	n := &Network{cfg: cfg, res: make([]resource, len(cfg.Resources)), rmark: make([]uint32, len(cfg.Resources))}
 	for i, r := range cfg.Resources {
 		if !(r.Bps > 0) || math.IsInf(r.Bps, 0) {
 			return nil, fmt.Errorf("netsim: resource %d (%s): capacity %v B/s must be positive and finite", i, r.Name, r.Bps)
@@ -460,10 +461,11 @@ func (n *Network) Flush() {
 	ep := n.epoch
 	n.compRes = n.compRes[:0]
 	n.compFlows = n.compFlows[:0]
+	rmark := n.rmark
 	for _, r := range n.dirty {
 		n.res[r].dirty = false
-		if n.res[r].mark != ep {
-			n.res[r].mark = ep
+		if rmark[r] != ep {
+			rmark[r] = ep
 			n.compRes = append(n.compRes, r)
 		}
 	}
@@ -493,8 +495,8 @@ func (n *Network) Flush() {
 			f.mark = ep
 			n.compFlows = append(n.compFlows, f)
 			for _, r2 := range f.res {
-				if n.res[r2].mark != ep {
-					n.res[r2].mark = ep
+				if rmark[r2] != ep {
+					rmark[r2] = ep
 					n.compRes = append(n.compRes, r2)
 				}
 			}

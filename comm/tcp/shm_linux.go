@@ -78,9 +78,10 @@ type shmConn struct {
 	spinMiss atomic.Uint32 // reads that did not spin since the budget fell to 0
 	// polls is how many times a spin polls before its first yield (see
 	// spinFor), adapted between minPolls and maxPolls; pollMiss counts the
-	// spins at minPolls since the last one at maxPolls.
+	// spins at minPolls since the last probe, probeGap how many make one.
 	polls    atomic.Int32
-	pollMiss atomic.Uint32
+	pollMiss atomic.Int32
+	probeGap atomic.Int32
 	oneP     bool // GOMAXPROCS is 1: spinning must let goroutines run
 	// driving is set while a driver reads (see readFor): only a goroutine
 	// that waits for a message spins; the reader goroutine goes to sleep.
@@ -216,6 +217,7 @@ func newShmConn(uc *net.UnixConn, mem []byte, size int, spin time.Duration, dial
 	c := &shmConn{bell: uc, spin: spin, oneP: runtime.GOMAXPROCS(0) == 1}
 	c.spinNow.Store(int64(spin))
 	c.polls.Store(maxPolls)
+	c.probeGap.Store(minProbeGap)
 	if dialer {
 		c.out, c.in = a, b
 	} else {
@@ -316,17 +318,23 @@ func (c *shmConn) spinFor(ready func() bool) bool {
 		if ready() {
 			if polls > minPolls {
 				c.polls.Store(maxPolls)
+				c.probeGap.Store(minProbeGap)
 			}
 			c.spinNow.Store(int64(min(c.spin, 2*budget)))
 			return true
 		}
 	}
 	if polls > minPolls {
-		// Two misses in a row: the peer does not answer while we poll.
-		if p := c.polls.Load(); p == maxPolls {
+		switch p := c.polls.Load(); {
+		case p == maxPolls:
 			c.polls.Store(maxPolls - 1)
-		} else {
+		case p > minPolls:
+			// Two misses in a row: the peer does not answer while we poll.
 			c.polls.Store(minPolls)
+		default:
+			// A probe that missed: the peer still shares our core, and
+			// each probe delays it; probe half as often.
+			c.probeGap.Store(min(2*c.probeGap.Load(), maxProbeGap))
 		}
 	}
 	start := time.Now()
@@ -366,26 +374,28 @@ func (c *shmConn) spinFor(ready func() bool) bool {
 
 // pollsBefore is how many polls the next spin makes before yielding:
 // maxPolls while polling catches messages, minPolls after two spins in a
-// row that polled in vain, and maxPolls again once in probeEvery spins at
-// minPolls, to notice a peer that moved to another core.
+// row that polled in vain, with a probe at maxPolls now and then to notice
+// a peer that moved to another core: after minProbeGap spins, and twice as
+// many after each probe that missed, up to maxProbeGap.
 func (c *shmConn) pollsBefore() int {
-	p := c.polls.Load()
-	if p <= minPolls {
-		if c.pollMiss.Add(1)%probeEvery == 0 {
-			return maxPolls
-		}
-		return minPolls
+	if c.polls.Load() > minPolls {
+		return maxPolls
 	}
-	return maxPolls
+	if c.pollMiss.Add(1) >= c.probeGap.Load() {
+		c.pollMiss.Store(0)
+		return maxPolls
+	}
+	return minPolls
 }
 
 // The polls before the first yield: maxPolls (about 2 to 4 µs of polling
 // two atomic words) covers the answer of a peer on another core, the 64
 // of minPolls the ring being written while this side came to wait.
 const (
-	minPolls   = 64
-	maxPolls   = 1024
-	probeEvery = 32
+	minPolls    = 64
+	maxPolls    = 1024
+	minProbeGap = 32
+	maxProbeGap = 1024
 )
 
 // yieldedAway is how long a sched_yield that returns at once can take

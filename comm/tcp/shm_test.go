@@ -203,11 +203,13 @@ func TestShmBothSendFirst(t *testing.T) {
 
 // The polls before a spin's first yield adapt: maxPolls while polling
 // catches the messages, minPolls after two spins in a row that polled in
-// vain, then a probe at maxPolls once in probeEvery spins, and maxPolls
-// again as soon as a probe catches its message while polling.
+// vain, then a probe at maxPolls after minProbeGap spins (twice as many
+// after a probe that missed), and maxPolls again as soon as a probe
+// catches its message while polling.
 func TestShmSpinPollsAdapt(t *testing.T) {
 	c := &shmConn{spin: time.Millisecond}
 	c.polls.Store(maxPolls)
+	c.probeGap.Store(minProbeGap)
 	calls := 0
 	spin := func(readyAt int) bool {
 		c.spinNow.Store(int64(minSpin))
@@ -225,13 +227,23 @@ func TestShmSpinPollsAdapt(t *testing.T) {
 	if !spin(maxPolls+1) || c.polls.Load() != minPolls {
 		t.Fatalf("second vain poll: polls now %d, want %d", c.polls.Load(), minPolls)
 	}
-	for i := 1; i < probeEvery; i++ {
-		if !spin(minPolls+1) || calls != minPolls+1 || c.polls.Load() != minPolls {
-			t.Fatalf("spin %d at minPolls: %d polls, polls now %d, want %d", i, calls, c.polls.Load(), minPolls)
+	atMin := func(n int) {
+		t.Helper()
+		for i := 1; i < n; i++ {
+			if !spin(minPolls+1) || calls != minPolls+1 || c.polls.Load() != minPolls {
+				t.Fatalf("spin %d of %d at minPolls: %d polls, polls now %d, want %d", i, n, calls, c.polls.Load(), minPolls)
+			}
 		}
 	}
-	// The probe polls maxPolls times and catches the same message polling.
-	if !spin(minPolls+1) || c.polls.Load() != maxPolls {
-		t.Fatalf("probe: polls now %d, want %d", c.polls.Load(), maxPolls)
+	atMin(minProbeGap)
+	// The probe polls maxPolls times and misses a message that comes
+	// just after: the next probe comes after twice as many spins.
+	if !spin(maxPolls+1) || c.polls.Load() != minPolls || c.probeGap.Load() != 2*minProbeGap {
+		t.Fatalf("vain probe: polls now %d, gap %d, want %d and %d", c.polls.Load(), c.probeGap.Load(), minPolls, 2*minProbeGap)
+	}
+	atMin(2 * minProbeGap)
+	// This probe catches its message polling: back to maxPolls.
+	if !spin(minPolls+1) || c.polls.Load() != maxPolls || c.probeGap.Load() != minProbeGap {
+		t.Fatalf("probe: polls now %d, gap %d, want %d and %d", c.polls.Load(), c.probeGap.Load(), maxPolls, minProbeGap)
 	}
 }

@@ -127,18 +127,18 @@ const (
 
 // Flow is a transfer in the network. Its methods are read-only views.
 type Flow struct {
-	id        int64
-	spec      FlowSpec
+	// What every solve reads and writes comes first, in two cache lines.
+	mark      uint32 // component search epoch
+	fixed     bool   // solver scratch
 	state     flowState
 	penalty   float64 // sharing penalty: the solver gives rate = share / penalty
 	bound     float64 // upper bound on the rate; 0 = none
-	factor    float64 // bandwidth jitter: capacity consumed per byte
 	remaining float64 // bytes left at lastUpdate
 	rate      float64
 	last      float64 // time remaining was last settled
 	event     float64 // time of the pending event (latency end or completion)
-	start     float64
-	hidx      int // index in the event heap, -1 if absent
+	hidx      int     // index in the event heap, -1 if absent
+	id        int64
 
 	// Elements: one per distinct resource, with the weight consumed per
 	// unit of rate and the flow's position in that resource's element list.
@@ -146,8 +146,9 @@ type Flow struct {
 	w   []float64
 	pos []int32
 
-	mark  uint32 // component search epoch
-	fixed bool   // solver scratch
+	factor float64 // bandwidth jitter: capacity consumed per byte
+	start  float64
+	spec   FlowSpec
 }
 
 // ID is the flow's sequence number (0, 1, 2, ... in start order).
@@ -183,12 +184,15 @@ type element struct {
 type resource struct {
 	bps   float64
 	elems []element
-	mark  uint32
 	dirty bool
 
 	// solver scratch
 	remaining, usage float64
 	unfixed          int
+	// minBound is the least bound * penalty of the flows loading the
+	// resource (fixed or not), +Inf if none has a bound: a share below it
+	// needs no search for flows held back by their bound.
+	minBound float64
 }
 
 // Network is the flow-level model. It is not safe for concurrent use.
@@ -202,6 +206,7 @@ type Network struct {
 
 	dirty []int32 // resources whose flow set changed since the last solve
 	epoch uint32
+	rmark []uint32 // per resource: the component search epoch (apart, to stay in cache)
 
 	// scratch for component search and solving, reused across solves
 	compRes   []int32
@@ -233,7 +238,7 @@ func New(cfg Config) (*Network, error) {
 	if cfg.Weighting != MaxMin && cfg.Weighting != RTTWeighted {
 		return nil, fmt.Errorf("netsim: unknown weighting %d", int(cfg.Weighting))
 	}
-	n := &Network{cfg: cfg, res: make([]resource, len(cfg.Resources))}
+	n := &Network{cfg: cfg, res: make([]resource, len(cfg.Resources)), rmark: make([]uint32, len(cfg.Resources))}
 	for i, r := range cfg.Resources {
 		if !(r.Bps > 0) || math.IsInf(r.Bps, 0) {
 			return nil, fmt.Errorf("netsim: resource %d (%s): capacity %v B/s must be positive and finite", i, r.Name, r.Bps)
@@ -443,6 +448,11 @@ func (n *Network) markDirty(r int32) {
 // Flush recomputes the rates of the flows connected to resources changed
 // since the last solve. NextTime and Step call it; callers need it only to
 // read up-to-date rates.
+//
+// One pass over the component's elements finds the component, settles its
+// flows' remaining bytes at their old rates and sums each resource's usage
+// for the solver (in the order of the resource's elements, as the solver's
+// own pass did, so the sums are the same to the bit).
 func (n *Network) Flush() {
 	if len(n.dirty) == 0 {
 		return
@@ -451,51 +461,78 @@ func (n *Network) Flush() {
 	ep := n.epoch
 	n.compRes = n.compRes[:0]
 	n.compFlows = n.compFlows[:0]
+	rmark := n.rmark
 	for _, r := range n.dirty {
 		n.res[r].dirty = false
-		if n.res[r].mark != ep {
-			n.res[r].mark = ep
+		if rmark[r] != ep {
+			rmark[r] = ep
 			n.compRes = append(n.compRes, r)
 		}
 	}
 	n.dirty = n.dirty[:0]
+	h := &n.sheap
+	h.items = h.items[:0]
+	n.unfixed = 0
+	now := n.now
 	// Breadth-first over resources and the flows on them: the union of the
 	// connected components touched by the changes.
 	for i := 0; i < len(n.compRes); i++ {
-		rs := &n.res[n.compRes[i]]
+		r := n.compRes[i]
+		rs := &n.res[r]
+		usage, unfixed, minBound := 0.0, 0, math.Inf(1)
 		for _, e := range rs.elems {
 			f := e.f
+			if e.w > 0 {
+				usage += e.w / f.penalty
+				unfixed++
+				if f.bound > 0 {
+					minBound = min(minBound, f.bound*f.penalty)
+				}
+			}
 			if f.mark == ep {
 				continue
 			}
 			f.mark = ep
 			n.compFlows = append(n.compFlows, f)
 			for _, r2 := range f.res {
-				if n.res[r2].mark != ep {
-					n.res[r2].mark = ep
+				if rmark[r2] != ep {
+					rmark[r2] = ep
 					n.compRes = append(n.compRes, r2)
 				}
 			}
+			// Settle remaining bytes at the old rate before it changes.
+			if dt := now - f.last; dt > 0 && f.rate > 0 {
+				f.remaining -= f.rate * dt
+				if f.remaining < 0 {
+					f.remaining = 0
+				}
+			}
+			f.last = now
+			f.fixed = false
+			f.rate = 0
+			for _, w := range f.w {
+				if w > 0 {
+					n.unfixed++
+					break
+				}
+			}
+		}
+		rs.remaining = rs.bps
+		rs.usage = usage
+		rs.unfixed = unfixed
+		rs.minBound = minBound
+		if unfixed > 0 {
+			h.items = append(h.items, resEntry{rs.share(), r})
 		}
 	}
 	n.stats.Solves++
 	n.stats.SolvedRes += int64(len(n.compRes))
 	n.stats.SolvedFlow += int64(len(n.compFlows))
-	// Settle remaining bytes at the old rates before they change.
-	for _, f := range n.compFlows {
-		if dt := n.now - f.last; dt > 0 && f.rate > 0 {
-			f.remaining -= f.rate * dt
-			if f.remaining < 0 {
-				f.remaining = 0
-			}
-		}
-		f.last = n.now
-	}
 	n.solve()
 	for _, f := range n.compFlows {
 		t := math.Inf(1)
 		if f.rate > 0 {
-			t = n.now + f.remaining/f.rate
+			t = now + f.remaining/f.rate
 		}
 		if t != f.event {
 			f.event = t

@@ -7,7 +7,9 @@ import "math"
 const relEps = 1e-9
 
 // solve computes the rates of the flows in the current component by
-// progressive filling, as SimGrid's lmm solver does:
+// progressive filling, as SimGrid's lmm solver does (Flush has reset the
+// flows, set each resource's C_r, U_r and count of unfixed flows, and
+// listed the resources with unfixed flows in the heap):
 //
 //   - each resource r has remaining capacity C_r and usage
 //     U_r = sum over its unfixed flows f of w_fr / p_f
@@ -29,33 +31,6 @@ func (n *Network) solve() {
 		return
 	}
 	h := &n.sheap
-	h.items = h.items[:0]
-	n.unfixed = 0
-	for _, f := range n.compFlows {
-		f.fixed = false
-		f.rate = 0
-		for _, w := range f.w {
-			if w > 0 {
-				n.unfixed++
-				break
-			}
-		}
-	}
-	for _, r := range n.compRes {
-		rs := &n.res[r]
-		rs.remaining = rs.bps
-		rs.usage = 0
-		rs.unfixed = 0
-		for _, e := range rs.elems {
-			if e.w > 0 {
-				rs.usage += e.w / e.f.penalty
-				rs.unfixed++
-			}
-		}
-		if rs.unfixed > 0 {
-			h.items = append(h.items, resEntry{rs.share(), r})
-		}
-	}
 	h.init()
 	// Fixing flows at the current minimum share never lowers another
 	// resource's share (R/U >= m implies (R - w m/p)/(U - w/p) >= R/U), so
@@ -79,13 +54,15 @@ func (n *Network) solve() {
 		// Flows whose bound is below their share on this resource take
 		// their bound first, the smallest bound first.
 		minBound := -1.0
-		for _, e := range rs.elems {
-			f := e.f
-			if f.fixed || e.w <= 0 || f.bound <= 0 {
-				continue
-			}
-			if b := f.bound * f.penalty; b < m && (minBound < 0 || b < minBound) {
-				minBound = b
+		if m > rs.minBound { // else no flow here has bound * penalty < m
+			for _, e := range rs.elems {
+				f := e.f
+				if f.fixed || e.w <= 0 || f.bound <= 0 {
+					continue
+				}
+				if b := f.bound * f.penalty; b < m && (minBound < 0 || b < minBound) {
+					minBound = b
+				}
 			}
 		}
 		if minBound < 0 {

@@ -76,7 +76,13 @@ type shmConn struct {
 	spin     time.Duration // how long a driver's read spins at most before sleeping
 	spinNow  atomic.Int64  // the current budget (see spinFor)
 	spinMiss atomic.Uint32 // reads that did not spin since the budget fell to 0
-	oneP     bool          // GOMAXPROCS is 1: spinning must let goroutines run
+	// polls is how many times a spin polls before its first yield (see
+	// spinFor), adapted between minPolls and maxPolls; pollMiss counts the
+	// spins at minPolls since the last probe, probeGap how many make one.
+	polls    atomic.Int32
+	pollMiss atomic.Int32
+	probeGap atomic.Int32
+	oneP     bool // GOMAXPROCS is 1: spinning must let goroutines run
 	// driving is set while a driver reads (see readFor): only a goroutine
 	// that waits for a message spins; the reader goroutine goes to sleep.
 	driving atomic.Bool
@@ -210,6 +216,8 @@ func newShmConn(uc *net.UnixConn, mem []byte, size int, spin time.Duration, dial
 	a, b := mapRing(mem, size), mapRing(mem[ringHeader+size:], size)
 	c := &shmConn{bell: uc, spin: spin, oneP: runtime.GOMAXPROCS(0) == 1}
 	c.spinNow.Store(int64(spin))
+	c.polls.Store(maxPolls)
+	c.probeGap.Store(minProbeGap)
 	if dialer {
 		c.out, c.in = a, b
 	} else {
@@ -283,13 +291,19 @@ func (c *shmConn) Read(b []byte) (int, error) {
 }
 
 // spinFor polls ready for up to the current spin budget, yielding
-// between polls after the first few: to other goroutines of this process
+// between polls after the first ones: to other goroutines of this process
 // and to other processes (the peer may be waiting for this core: on a
 // loaded machine a busy spin only delays the answer). True if it became
 // ready. The budget adapts, from 0 to c.spin: it doubles after a spin
 // that caught its message and halves after one that did not, so that a
 // peer that answers slowly (or many ranks sharing few cores) does not
 // cost a spin per message.
+//
+// The polls before the first yield adapt too (pollsBefore): a peer
+// running on another core answers a small message within a microsecond
+// or two, and a yield then costs more than the wait (a context switch
+// when anything else is runnable on this core); a peer sharing this core
+// cannot answer before we yield, and polling only delays it.
 func (c *shmConn) spinFor(ready func() bool) bool {
 	budget := time.Duration(c.spinNow.Load())
 	if budget <= 0 {
@@ -299,15 +313,36 @@ func (c *shmConn) spinFor(ready func() bool) bool {
 		}
 		return false
 	}
-	start := time.Now()
-	last := start
-	for i := 0; ; i++ {
+	polls := c.pollsBefore()
+	for i := 0; i < polls; i++ {
 		if ready() {
+			if polls > minPolls {
+				c.polls.Store(maxPolls)
+				c.probeGap.Store(minProbeGap)
+			}
 			c.spinNow.Store(int64(min(c.spin, 2*budget)))
 			return true
 		}
-		if i < 64 {
-			continue
+	}
+	if polls > minPolls {
+		switch p := c.polls.Load(); {
+		case p == maxPolls:
+			c.polls.Store(maxPolls - 1)
+		case p > minPolls:
+			// Two misses in a row: the peer does not answer while we poll.
+			c.polls.Store(minPolls)
+		default:
+			// A probe that missed: the peer still shares our core, and
+			// each probe delays it; probe half as often.
+			c.probeGap.Store(min(2*c.probeGap.Load(), maxProbeGap))
+		}
+	}
+	start := time.Now()
+	last := start
+	for {
+		if ready() {
+			c.spinNow.Store(int64(min(c.spin, 2*budget)))
+			return true
 		}
 		// Yield to other processes. With several Ps, runtime.Gosched would
 		// hand this goroutine to another thread now and then (a futex wake
@@ -336,6 +371,32 @@ func (c *shmConn) spinFor(ready func() bool) bool {
 		last = now
 	}
 }
+
+// pollsBefore is how many polls the next spin makes before yielding:
+// maxPolls while polling catches messages, minPolls after two spins in a
+// row that polled in vain, with a probe at maxPolls now and then to notice
+// a peer that moved to another core: after minProbeGap spins, and twice as
+// many after each probe that missed, up to maxProbeGap.
+func (c *shmConn) pollsBefore() int {
+	if c.polls.Load() > minPolls {
+		return maxPolls
+	}
+	if c.pollMiss.Add(1) >= c.probeGap.Load() {
+		c.pollMiss.Store(0)
+		return maxPolls
+	}
+	return minPolls
+}
+
+// The polls before the first yield: maxPolls (about 2 to 4 µs of polling
+// two atomic words) covers the answer of a peer on another core, the 64
+// of minPolls the ring being written while this side came to wait.
+const (
+	minPolls    = 64
+	maxPolls    = 1024
+	minProbeGap = 32
+	maxProbeGap = 1024
+)
 
 // yieldedAway is how long a sched_yield that returns at once can take
 // (a system call of a virtual machine, or a short turn of another

@@ -200,3 +200,50 @@ func TestShmBothSendFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The polls before a spin's first yield adapt: maxPolls while polling
+// catches the messages, minPolls after two spins in a row that polled in
+// vain, then a probe at maxPolls after minProbeGap spins (twice as many
+// after a probe that missed), and maxPolls again as soon as a probe
+// catches its message while polling.
+func TestShmSpinPollsAdapt(t *testing.T) {
+	c := &shmConn{spin: time.Millisecond}
+	c.polls.Store(maxPolls)
+	c.probeGap.Store(minProbeGap)
+	calls := 0
+	spin := func(readyAt int) bool {
+		c.spinNow.Store(int64(minSpin))
+		calls = 0
+		return c.spinFor(func() bool { calls++; return readyAt > 0 && calls >= readyAt })
+	}
+	if !spin(maxPolls) || calls != maxPolls || c.polls.Load() != maxPolls {
+		t.Fatalf("a message at the last poll: caught %v after %d polls, polls now %d, want %d", calls == maxPolls, calls, c.polls.Load(), maxPolls)
+	}
+	if spin(0) || calls <= maxPolls || c.polls.Load() != maxPolls-1 {
+		t.Fatalf("one vain spin: %d polls, polls now %d, want %d (still polling)", calls, c.polls.Load(), maxPolls-1)
+	}
+	// A message that comes at the first poll after the first yield: caught,
+	// but polling did not catch it, so the second vain poll drops to minPolls.
+	if !spin(maxPolls+1) || c.polls.Load() != minPolls {
+		t.Fatalf("second vain poll: polls now %d, want %d", c.polls.Load(), minPolls)
+	}
+	atMin := func(n int) {
+		t.Helper()
+		for i := 1; i < n; i++ {
+			if !spin(minPolls+1) || calls != minPolls+1 || c.polls.Load() != minPolls {
+				t.Fatalf("spin %d of %d at minPolls: %d polls, polls now %d, want %d", i, n, calls, c.polls.Load(), minPolls)
+			}
+		}
+	}
+	atMin(minProbeGap)
+	// The probe polls maxPolls times and misses a message that comes
+	// just after: the next probe comes after twice as many spins.
+	if !spin(maxPolls+1) || c.polls.Load() != minPolls || c.probeGap.Load() != 2*minProbeGap {
+		t.Fatalf("vain probe: polls now %d, gap %d, want %d and %d", c.polls.Load(), c.probeGap.Load(), minPolls, 2*minProbeGap)
+	}
+	atMin(2 * minProbeGap)
+	// This probe catches its message polling: back to maxPolls.
+	if !spin(minPolls+1) || c.polls.Load() != maxPolls || c.probeGap.Load() != minProbeGap {
+		t.Fatalf("probe: polls now %d, gap %d, want %d and %d", c.polls.Load(), c.probeGap.Load(), maxPolls, minProbeGap)
+	}
+}

@@ -30,10 +30,15 @@ const (
 // Open MPI's choice from 1 MiB on four racks, magpie 1.7x at 1 KiB; on
 // zhu-2racks with cyclic placement dfs-ring is the fastest allreduce at
 // 1 MiB (2.8x the best blind one) and levels-allreduce at 16 MiB (2.0x).
+// Below 128 KiB the per-level recursive doubling beats the ring's 2(P-1)
+// steps: 7.98 against 14.0 ms at 64 KiB on zhu-2racks cyclic, 31.1
+// against 58.2 ms on grid5000-4sites (`netaware bench allreduce
+// --comm-default`, docs/tuning.md); at 128 KiB they are even.
 const (
-	smallBytes = 64 << 10 // below: latency-bound, fewest rounds
-	largeBytes = 8 << 20  // from here: levels-allreduce over dfs-ring
-	segBytes   = 64 << 10 // the pipelines' segment
+	smallBytes     = 64 << 10  // below: latency-bound, fewest rounds
+	smallAllreduce = 128 << 10 // allreduce's latency-bound range
+	largeBytes     = 8 << 20   // from here: levels-allreduce over dfs-ring
+	segBytes       = 64 << 10  // the pipelines' segment
 )
 
 // chooser is a collective's default policy: blind without a topology (or
@@ -58,7 +63,7 @@ var defaults = map[Collective]chooser{
 			switch {
 			case op.NonCommutative:
 				return coll.Algorithm{}, false // no topology-aware one keeps rank order
-			case n < smallBytes:
+			case n < smallAllreduce:
 				return coll.Algorithm{Name: "levels-allreduce", Variant: "recursive-doubling"}, true
 			case n < largeBytes:
 				return coll.Algorithm{Name: "dfs-ring"}, true

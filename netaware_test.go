@@ -180,6 +180,7 @@ func TestCollectivesTopologyAware(t *testing.T) {
 			{Bcast, 1000, coll.Op{}, "magpie"}, {Bcast, 1 << 20, coll.Op{}, "dfs-pipeline(seg=65536)"},
 			{Reduce, 1 << 20, coll.SumFloat64, "dfs-pipeline(seg=65536)"},
 			{Allreduce, 800, coll.SumFloat64, "levels-allreduce(variant=recursive-doubling)"},
+			{Allreduce, 64 << 10, coll.SumFloat64, "levels-allreduce(variant=recursive-doubling)"},
 			{Allreduce, 1 << 20, coll.SumFloat64, "dfs-ring"}, {Allreduce, 16 << 20, coll.SumFloat64, "levels-allreduce"},
 			{Allreduce, 1 << 20, matMul, "rabenseifner"},
 			{ReduceScatter, 1 << 20, coll.SumFloat64, "dfs-ring"},

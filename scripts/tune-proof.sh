@@ -66,7 +66,7 @@ for c in mpicc.openmpi mpirun.openmpi mpicc.mpich mpiexec.hydra; do
 done
 
 na=$WORK/netaware
-go build -o "$na" ./cmd/netaware
+nice -n 15 go build -o "$na" ./cmd/netaware
 mpicc.openmpi -O2 -o "$WORK/collbench-ompi" tools/mpibench/collbench.c
 mpicc.mpich -O2 -o "$WORK/collbench-mpich" tools/mpibench/collbench.c
 # Hydra takes one executable as its remote shell, not a command line.

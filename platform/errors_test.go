@@ -42,6 +42,7 @@ func TestErrorsNameFileLineKey(t *testing.T) {
 		{`"b[00-14]"`, `"a[10-14]"`, `hosts[1].names: "a10": name already used by hosts[0].names`},
 		{`  crosstraffic: 0.05 `, `  crosstraffic: 2 `, `tcp.crosstraffic: "2": want a number from 0 to 1`},
 		{`  window_bytes: 4194304 `, `  window_bytes: 4MB `, `tcp.window_bytes: "4MB": unknown unit`},
+		{`  window_bytes: 4194304 `, `  queue: -5ms `, `tcp.queue: "-5ms": time must not be negative`},
 		{`version: 1`, `version: 2`, `version: 2: this netaware reads version 1`},
 		{`inter_socket: {bandwidth: 20GBps, latency: 0.6us}`, `inter_socket: {bandwidth: 20GBps, latency: -1us}`, `host_types.node12.inter_socket.latency: "-1us": time must not be negative`},
 		{`  seed: 1`, `  seed: one`, `noise.seed: "one": want a whole number`},
@@ -140,5 +141,21 @@ func TestYAMLSyntaxErrorLines(t *testing.T) {
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("Parse(%q):\n got %v\nwant %s", tc.src, err, tc.want)
 		}
+	}
+}
+
+// tcp.queue is read as a time (the sim's link buffer); absent, it is 0.
+func TestTCPQueue(t *testing.T) {
+	src, _ := exampleWith(t, `  window_bytes: 4194304 `, `  queue: 50ms `)
+	p, err := Parse("grid.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := p.TCP().QueueS; q != 0.05 {
+		t.Errorf("tcp.queue 50ms read as %v s", q)
+	}
+	src, _ = exampleWith(t, `  window_bytes: 4194304 `, ``)
+	if p, err = Parse("grid.yaml", []byte(src)); err != nil || p.TCP().QueueS != 0 {
+		t.Errorf("without tcp.queue: %v, queue %v s; want 0", err, p.TCP().QueueS)
 	}
 }

@@ -673,7 +673,7 @@ func (d *decoder) noise(p *Platform, v *yaml.Node) error {
 }
 
 func (d *decoder) tcpSpec(p *Platform, v *yaml.Node) error {
-	m, err := d.fields(v, "tcp", "crosstraffic", "window_bytes")
+	m, err := d.fields(v, "tcp", "crosstraffic", "window_bytes", "queue")
 	if err != nil {
 		return err
 	}
@@ -689,6 +689,11 @@ func (d *decoder) tcpSpec(p *Platform, v *yaml.Node) error {
 		}
 		if p.tcp.WindowBytes, err = ParseSize(str); err != nil {
 			return d.errf(s, "tcp.window_bytes", "%v", err)
+		}
+	}
+	if s, ok := m["queue"]; ok {
+		if p.tcp.QueueS, err = d.unit(s, "tcp.queue", ParseTime); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -67,6 +67,12 @@ func ParseNoiseProfile(s string) (string, error) {
 type TCPSpec struct {
 	CrossTraffic float64 // weight a flow puts on its reverse path
 	WindowBytes  int64   // rate <= window / (2 * path latency); 0 = no bound
+	// QueueS is how much traffic, in seconds at a link's rate, the FIFO
+	// buffer in front of each link holds (a switch's port buffer, or the
+	// tbf queue of 'netaware emu'); TCP flows that saturate a link keep it
+	// full, so a message crossing that link waits behind their bytes.
+	// 0: no queueing delay (shares only).
+	QueueS float64
 }
 
 // DefaultCrossTraffic is the reverse-path weight used when a file does not

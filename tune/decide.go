@@ -49,9 +49,9 @@ func Best(ms []Measurement, accept func(coll.Algorithm) bool) []Pick {
 	return out
 }
 
-// OMPIEagerLimit is the largest message Open MPI's TCP transport sends
-// eagerly (btl_tcp_eager_limit, 64 KiB); a larger one, and so every larger
-// segment, costs a rendezvous round trip first.
+// OMPIEagerLimit is Open MPI's TCP eager limit (btl_tcp_eager_limit, 64
+// KiB, header included): a message or segment of that size or larger costs
+// a rendezvous round trip first.
 const OMPIEagerLimit = 64 << 10
 
 // OMPITie is how close (relative) to the fastest Open MPI-expressible
@@ -109,11 +109,16 @@ func (a segKey) less(b segKey) bool {
 	return a.segments < b.segments
 }
 
+// A message of OMPIEagerLimit bytes or more is a rendezvous: ob1 compares
+// the payload with the BTL's eager limit minus its own header, so a whole
+// 64 KiB message (or a 64 KiB segment) already waits for the receiver.
+// Open MPI took 20-32 ms for whole-message binomial and binary trees at 64
+// KiB where 32 KiB segments took 6 ms (star-2x4-cyclic, load 40).
 func handshakeKey(a coll.Algorithm, bytes int) segKey {
 	if a.SegSize <= 0 || a.SegSize >= bytes {
-		return segKey{segments: 1}
+		return segKey{rendezvous: bytes >= OMPIEagerLimit, segments: 1}
 	}
-	return segKey{rendezvous: a.SegSize > OMPIEagerLimit, segments: (bytes + a.SegSize - 1) / a.SegSize}
+	return segKey{rendezvous: a.SegSize >= OMPIEagerLimit, segments: (bytes + a.SegSize - 1) / a.SegSize}
 }
 
 // boundary is where the choice for size a gives way to the choice for the

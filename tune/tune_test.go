@@ -558,13 +558,17 @@ func TestOMPIPicksPreferFewHandshakes(t *testing.T) {
 		m("binomial", 32768, mib, 0.0907), m("binomial", 0, mib, 0.1069), m("knomial", 0, mib, 0.3504),
 		m("binary", 131072, 16*mib, 1.408), m("binomial", 8192, 16*mib, 1.445), m("binomial", 32768, 16*mib, 1.465),
 		m("binary", 0, 16*mib, 1.74),
-		// 64 KiB: a 128 KiB segment is the whole message, one segment.
+		// 64 KiB: a 128 KiB segment is the whole message, one segment,
+		// but a rendezvous (64 KiB is not below the eager limit): the
+		// tied 8 KiB segments go eagerly.
 		m("binomial", 131072, 65536, 0.0040), m("binomial", 8192, 65536, 0.0041),
+		// 32 KiB: whole is eager and one segment.
+		m("binomial", 0, 32768, 0.0030), m("binomial", 8192, 32768, 0.0029),
 		// 4 MiB: the 128 KiB segments win clearly, so they stay.
 		m("binary", 131072, 4*mib, 1.0), m("binary", 32768, 4*mib, 1.2),
 	}
 	got := OMPIPicks(ms, func(coll.Algorithm) bool { return true })
-	want := map[int]string{65536: "binomial(seg=131072)", mib: "binary(seg=32768)", 4 * mib: "binary(seg=131072)", 16 * mib: "binomial(seg=32768)"}
+	want := map[int]string{32768: "binomial", 65536: "binomial(seg=8192)", mib: "binary(seg=32768)", 4 * mib: "binary(seg=131072)", 16 * mib: "binomial(seg=32768)"}
 	if len(got) != len(want) {
 		t.Fatalf("picks %+v", got)
 	}

@@ -255,7 +255,9 @@ type item struct {
 	sentAt   float64
 	lat      float64 // jittered one-way latency
 	fwd, rev []int   // resources, for items that carry bytes
+	path     []int   // forward resources, for the queueing delay of any item
 	s        *stream
+	flow     *netsim.Flow // while an item carrying bytes is on the wire
 }
 
 type stream struct {
@@ -270,6 +272,7 @@ func (k *kernel) post(m *message, kind itemKind, src, dst int) {
 	if kind == itemEager || kind == itemData {
 		it.fwd, it.rev = route.Forward, route.Reverse
 	}
+	it.path = route.Forward
 	key := uint64(src)<<32 | uint64(uint32(dst))
 	s := k.streams[key]
 	if s == nil {
@@ -287,12 +290,18 @@ func (k *kernel) post(m *message, kind itemKind, src, dst int) {
 // begin puts an item on its idle stream.
 func (k *kernel) begin(it *item) {
 	it.s.busy = true
-	lat := max(0, it.sentAt+it.lat-k.now)
+	lat := max(0, it.sentAt+it.lat-k.now) + k.queueDelay(it.path)
 	if it.kind == itemEager || it.kind == itemData {
-		_, err := k.net.Start(netsim.FlowSpec{Bytes: int64(it.m.size), LatencyS: lat, Forward: it.fwd, Reverse: it.rev, Data: it})
+		f, err := k.net.Start(netsim.FlowSpec{Bytes: int64(it.m.size), LatencyS: lat, Forward: it.fwd, Reverse: it.rev, Data: it})
 		if err != nil {
 			// Routes come from a validated platform; a failure here is a bug.
 			panic(fmt.Sprintf("sim: flow %d->%d: %v", it.src, it.dst, err))
+		}
+		if k.queueS > 0 {
+			it.flow = f
+			for _, r := range it.fwd {
+				k.onLink[r] = append(k.onLink[r], it)
+			}
 		}
 		return
 	}
@@ -300,6 +309,61 @@ func (k *kernel) begin(it *item) {
 		k.control(it)
 		k.next(it.s)
 	})
+}
+
+// queueDelay is how long an item entering its path now waits in the FIFO
+// buffers of the path's links (platform tcp.queue): on a link that the
+// flows already on it saturate, TCP keeps the buffer full, so the item
+// waits until the bytes they still have to send have drained, at most the
+// buffer's length. A link with spare capacity holds no standing queue.
+// Max-min sharing alone lets a small message or a rendezvous handshake
+// through a saturated link at once, where a real one waits behind the
+// bulk data queued ahead of it (the per-segment handshakes of Open MPI's
+// trees crossing a busy trunk, issue 11).
+func (k *kernel) queueDelay(path []int) float64 {
+	if k.queueS <= 0 {
+		return 0
+	}
+	k.net.Flush()
+	d := 0.0
+	for _, r := range path {
+		var rate, backlog float64
+		for _, it := range k.onLink[r] {
+			x := it.flow.Rate()
+			rate += x
+			if x > 0 {
+				backlog += x * (it.flow.EventTime() - k.now)
+			}
+		}
+		if bps := k.linkBps[r]; bps > 0 && rate >= saturated*bps {
+			d += min(k.queueS, backlog/bps)
+		}
+	}
+	return d
+}
+
+// saturated is the share of a link's capacity in use above which it is
+// taken to be the flows' bottleneck (below 1: bandwidth jitter and the
+// solver's rounding).
+const saturated = 0.95
+
+// leaveLinks removes a finished item from the links it loaded.
+func (k *kernel) leaveLinks(it *item) {
+	if it.flow == nil {
+		return
+	}
+	for _, r := range it.fwd {
+		l := k.onLink[r]
+		for i, x := range l {
+			if x == it {
+				l[i] = l[len(l)-1]
+				l[len(l)-1] = nil
+				k.onLink[r] = l[:len(l)-1]
+				break
+			}
+		}
+	}
+	it.flow = nil
 }
 
 // next starts the stream's next queued item, if any.
@@ -338,6 +402,7 @@ func (k *kernel) flowEvent(e netsim.Event) {
 			k.arrive(m)
 		}
 	case netsim.Done:
+		k.leaveLinks(it)
 		m.dataDone = true
 		k.logf("data msg=%d %d->%d bytes=%d", m.id, m.src, m.dst, m.size)
 		if !m.eager {

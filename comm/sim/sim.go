@@ -116,6 +116,13 @@ type kernel struct {
 	// streams carry everything one rank sends another, in order.
 	streams map[uint64]*stream
 
+	// queueS is the platform's link buffer (tcp.queue) in seconds; with
+	// it, onLink lists the items carrying bytes over each resource and
+	// linkBps its capacity.
+	queueS  float64
+	onLink  [][]*item
+	linkBps []float64
+
 	abortErr  error
 	firstErr  error
 	deadlock  *DeadlockError
@@ -185,6 +192,14 @@ func newKernel(p *platform.Platform, opts Options) (*kernel, error) {
 	}
 	if k.eager == 0 {
 		k.eager = DefaultEagerLimit
+	}
+	if q := tcp.QueueS; q > 0 {
+		k.queueS = q
+		k.onLink = make([][]*item, len(res))
+		k.linkBps = make([]float64, len(res))
+		for i, r := range res {
+			k.linkBps[i] = r.BandwidthBps
+		}
 	}
 	if k.poll <= 0 {
 		k.poll = DefaultPollInterval.Seconds()

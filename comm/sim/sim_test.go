@@ -540,3 +540,54 @@ func TestEagerResendsKeepTheirBytes(t *testing.T) {
 		return nil
 	})
 }
+
+// With tcp.queue, a message sent across a link that other flows saturate
+// waits behind the bytes they still have to send, at most the buffer's
+// length; over links with spare capacity it does not wait. Worked by hand:
+// 1 Gbit links (B = 125 MB/s), 10 us each; rank 0 sends 1 MB to rank 2 from
+// t = 0 (on the wire from 20 us, done at 20 us + 8 ms). At 1 ms rank 1
+// sends 1 byte to rank 2: rank 2's link is saturated with 877.5 kB left
+// (7.02 ms at B), so the byte arrives at 1 ms + 20 us + min(queue, 7.02
+// ms); its send to rank 0 crosses only idle links and arrives at 1.02 ms.
+func TestQueueDelaysMessagesBehindSaturatingFlows(t *testing.T) {
+	for _, tc := range []struct {
+		queue string
+		want  float64 // arrival of the byte at rank 2
+	}{
+		{"0s", 1.02e-3},
+		{"2ms", 3.02e-3},
+		{"50ms", 8.04e-3},
+	} {
+		p := starPlatform(t, 3, "", "tcp: {crosstraffic: 0, queue: "+tc.queue+"}\n")
+		var at2, at0 time.Duration
+		mustRun(t, p, Options{EagerLimit: 2 << 20}, func(ctx context.Context, c comm.Comm) error {
+			switch c.Rank() {
+			case 0:
+				if err := c.Send(ctx, 2, 0, make([]byte, 1_000_000)); err != nil {
+					return err
+				}
+				_, err := c.Recv(ctx, 1, 1, make([]byte, 1))
+				at0 = c.Now()
+				return err
+			case 1:
+				c.Spin(time.Millisecond)
+				if err := c.Send(ctx, 2, 1, make([]byte, 1)); err != nil {
+					return err
+				}
+				return c.Send(ctx, 0, 1, make([]byte, 1))
+			}
+			if _, err := c.Recv(ctx, 1, 1, make([]byte, 1)); err != nil {
+				return err
+			}
+			at2 = c.Now()
+			_, err := c.Recv(ctx, 0, 0, make([]byte, 1_000_000))
+			return err
+		})
+		if d := at2.Seconds() - tc.want; math.Abs(d) > 0.2e-6 {
+			t.Errorf("queue %s: byte reached rank 2 at %v, want %.6fs", tc.queue, at2, tc.want)
+		}
+		if d := at0.Seconds() - 1.02e-3; math.Abs(d) > 0.2e-6 {
+			t.Errorf("queue %s: byte reached rank 0 at %v, want 1.020 ms (idle links)", tc.queue, at0)
+		}
+	}
+}

@@ -24,13 +24,15 @@ type SwarmParams struct {
 	MaxIterations    int     `json:"max_iterations"`
 	StableNMI        float64 `json:"stable_nmi"`
 	StableIterations int     `json:"stable_iterations"`
-	// Weight is the edge weight clustered: WeightRate (default) or
-	// WeightFragments (Eq. 4.2).
+	// Weight is the edge weight clustered: WeightStream (the probe's
+	// default), WeightRate (what "" means, as in datasets written before
+	// WeightStream) or WeightFragments (Eq. 4.2).
 	Weight string `json:"weight,omitempty"`
 }
 
 // Edge weights of the swarm graph.
 const (
+	WeightStream    = "stream"
 	WeightRate      = "rate"
 	WeightFragments = "fragments"
 )
@@ -43,6 +45,10 @@ type SwarmCount struct {
 	Fragments int `json:"fragments"`
 	// BusyS is how long To had requests outstanding with From.
 	BusyS float64 `json:"busy_s"`
+	// Streamed of the fragments arrived back to back, StreamS the time
+	// between each and the previous one from From (swarm.Count).
+	Streamed int     `json:"streamed,omitempty"`
+	StreamS  float64 `json:"stream_s,omitempty"`
 }
 
 // SwarmIteration is one broadcast.
@@ -113,6 +119,21 @@ func (s *SwarmSection) Weights(n, k int) *cluster.Matrix {
 // fragments decides as much as the network, the rate is the network's
 // share alone (the bandwidth per connection of Eq. 5.3).
 func (s *SwarmSection) Rates(n, k int) *cluster.Matrix {
+	return s.rates(n, k, func(c SwarmCount) (int, float64) { return c.Fragments, c.BusyS })
+}
+
+// Streams is Rates with every connection's rate taken over its fragments
+// that arrived back to back (Streamed over StreamS): the bandwidth a
+// connection got while its pipeline was full, without the round trips
+// that Rates' waiting includes. Over a long round trip those dominate a
+// connection of a few fragments, and latency would pass for bandwidth;
+// seed 000's truth is the bandwidth per connection (Eq. 5.3). A pair whose
+// fragments never arrived back to back is not measured.
+func (s *SwarmSection) Streams(n, k int) *cluster.Matrix {
+	return s.rates(n, k, func(c SwarmCount) (int, float64) { return c.Streamed, c.StreamS })
+}
+
+func (s *SwarmSection) rates(n, k int, rate func(SwarmCount) (int, float64)) *cluster.Matrix {
 	m := cluster.NewMatrix(n)
 	if s == nil {
 		return m
@@ -123,10 +144,11 @@ func (s *SwarmSection) Rates(n, k int) *cluster.Matrix {
 	seen := make([]float64, n*n)
 	for _, it := range s.Iterations[:k] {
 		for _, c := range it.Counts {
-			if c.From < 0 || c.To < 0 || c.From >= n || c.To >= n || c.From == c.To || !(c.BusyS > 0) || c.Fragments <= 0 {
+			frags, secs := rate(c)
+			if c.From < 0 || c.To < 0 || c.From >= n || c.To >= n || c.From == c.To || !(secs > 0) || frags <= 0 {
 				continue
 			}
-			r := float64(c.Fragments) / c.BusyS
+			r := float64(frags) / secs
 			m.Data[c.From*n+c.To] += r
 			m.Data[c.To*n+c.From] += r
 			seen[c.From*n+c.To]++
@@ -141,11 +163,15 @@ func (s *SwarmSection) Rates(n, k int) *cluster.Matrix {
 	return m
 }
 
-// Graph is the weighted graph the hierarchy is cut from: Rates, or
-// Weights when the parameters ask for Eq. 4.2's fragment counts.
+// Graph is the weighted graph the hierarchy is cut from, by the
+// parameters' Weight: Streams, Rates, or Weights (Eq. 4.2's fragment
+// counts).
 func (s *SwarmSection) Graph(n, k int) *cluster.Matrix {
-	if s.Params.Weight == WeightFragments {
+	switch s.Params.Weight {
+	case WeightFragments:
 		return s.Weights(n, k)
+	case WeightStream:
+		return s.Streams(n, k)
 	}
 	return s.Rates(n, k)
 }
@@ -156,7 +182,7 @@ func (s *SwarmSection) check(n int) error {
 			return fmt.Errorf("swarm.iterations[%d]: root %d out of range (size %d)", i, it.Root, n)
 		}
 		for j, c := range it.Counts {
-			if c.From < 0 || c.To < 0 || c.From >= n || c.To >= n || c.From == c.To || c.Fragments < 0 {
+			if c.From < 0 || c.To < 0 || c.From >= n || c.To >= n || c.From == c.To || c.Fragments < 0 || c.Streamed < 0 || c.Streamed > c.Fragments {
 				return fmt.Errorf("swarm.iterations[%d].counts[%d]: %d->%d (%d fragments) out of range (size %d)", i, j, c.From, c.To, c.Fragments, n)
 			}
 		}

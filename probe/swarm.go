@@ -26,8 +26,10 @@ type (
 	SwarmSection   = dataset.SwarmSection
 )
 
-// Edge weights of the swarm graph (dataset.WeightRate, WeightFragments).
+// Edge weights of the swarm graph (dataset.WeightStream, WeightRate,
+// WeightFragments).
 const (
+	WeightStream    = dataset.WeightStream
 	WeightRate      = dataset.WeightRate
 	WeightFragments = dataset.WeightFragments
 )
@@ -39,9 +41,10 @@ func SwarmHierarchy(s *SwarmSection, n, k int) ([]cluster.Labels, error) {
 }
 
 // DefaultSwarmParams: 4 MiB broadcasts of 16 KiB fragments, at most 10
-// iterations, stop after two successive iterations agree with NMI >= 0.99.
+// iterations, stop after two successive iterations agree with NMI >= 0.99,
+// connections weighted by their streaming rate.
 func DefaultSwarmParams() SwarmParams {
-	return SwarmParams{Bytes: 4 << 20, Swarm: swarm.Params{}.WithDefaults(), MaxIterations: 10, StableNMI: 0.99, StableIterations: 2}
+	return SwarmParams{Bytes: 4 << 20, Swarm: swarm.Params{}.WithDefaults(), MaxIterations: 10, StableNMI: 0.99, StableIterations: 2, Weight: WeightStream}
 }
 
 func checkSwarm(p SwarmParams) error {
@@ -54,8 +57,8 @@ func checkSwarm(p SwarmParams) error {
 		return fmt.Errorf("swarm probe: stable NMI %v, want within [0,1]", p.StableNMI)
 	case p.StableIterations < 1:
 		return fmt.Errorf("swarm probe: stable iterations %d, want >= 1", p.StableIterations)
-	case p.Weight != "" && p.Weight != WeightRate && p.Weight != WeightFragments:
-		return fmt.Errorf("swarm probe: weight %q, want rate or fragments", p.Weight)
+	case p.Weight != "" && p.Weight != WeightStream && p.Weight != WeightRate && p.Weight != WeightFragments:
+		return fmt.Errorf("swarm probe: weight %q, want stream, rate or fragments", p.Weight)
 	}
 	return p.Swarm.WithDefaults().Validate()
 }
@@ -204,13 +207,17 @@ func shareDecision(ctx context.Context, c comm.Comm, i int) (int, error) {
 
 // gatherSwarm collects every rank's counts and completion time on rank 0.
 func gatherSwarm(ctx context.Context, c comm.Comm, st *swarm.Stats) (*SwarmIteration, error) {
+	const rec = 32 // from, fragments, busy, streamed (+4 spare), stream
 	enc := func(st *swarm.Stats) []byte {
-		b := make([]byte, 8+16*len(st.Received))
+		b := make([]byte, 8+rec*len(st.Received))
 		binary.LittleEndian.PutUint64(b, math.Float64bits(st.Complete.Seconds()))
 		for k, r := range st.Received {
-			binary.LittleEndian.PutUint32(b[8+16*k:], uint32(r.From))
-			binary.LittleEndian.PutUint32(b[12+16*k:], uint32(r.Fragments))
-			binary.LittleEndian.PutUint64(b[16+16*k:], math.Float64bits(r.Busy.Seconds()))
+			o := 8 + rec*k
+			binary.LittleEndian.PutUint32(b[o:], uint32(r.From))
+			binary.LittleEndian.PutUint32(b[o+4:], uint32(r.Fragments))
+			binary.LittleEndian.PutUint64(b[o+8:], math.Float64bits(r.Busy.Seconds()))
+			binary.LittleEndian.PutUint32(b[o+16:], uint32(r.Streamed))
+			binary.LittleEndian.PutUint64(b[o+24:], math.Float64bits(r.Stream.Seconds()))
 		}
 		return b
 	}
@@ -219,7 +226,7 @@ func gatherSwarm(ctx context.Context, c comm.Comm, st *swarm.Stats) (*SwarmItera
 	}
 	it := &SwarmIteration{}
 	add := func(to int, b []byte) error {
-		if len(b) < 8 || (len(b)-8)%16 != 0 {
+		if len(b) < 8 || (len(b)-8)%rec != 0 {
 			return fmt.Errorf("rank %d: swarm result of %d bytes", to, len(b))
 		}
 		t := math.Float64frombits(binary.LittleEndian.Uint64(b))
@@ -227,16 +234,22 @@ func gatherSwarm(ctx context.Context, c comm.Comm, st *swarm.Stats) (*SwarmItera
 			return fmt.Errorf("rank %d: completion time %v", to, t)
 		}
 		it.TimeS = max(it.TimeS, t)
-		for k := 8; k < len(b); k += 16 {
+		for k := 8; k < len(b); k += rec {
 			from := int(binary.LittleEndian.Uint32(b[k:]))
+			frags := int(binary.LittleEndian.Uint32(b[k+4:]))
 			busy := math.Float64frombits(binary.LittleEndian.Uint64(b[k+8:]))
+			streamed := int(binary.LittleEndian.Uint32(b[k+16:]))
+			stream := math.Float64frombits(binary.LittleEndian.Uint64(b[k+24:]))
 			if from >= c.Size() || from == to {
 				return fmt.Errorf("rank %d: fragments from rank %d", to, from)
 			}
-			if math.IsNaN(busy) || busy < 0 {
-				return fmt.Errorf("rank %d: busy time %v with rank %d", to, busy, from)
+			if math.IsNaN(busy) || busy < 0 || math.IsNaN(stream) || stream < 0 {
+				return fmt.Errorf("rank %d: busy time %v, stream time %v with rank %d", to, busy, stream, from)
 			}
-			it.Counts = append(it.Counts, SwarmCount{From: from, To: to, Fragments: int(binary.LittleEndian.Uint32(b[k+4:])), BusyS: busy})
+			if streamed > frags {
+				return fmt.Errorf("rank %d: %d of %d fragments from rank %d streamed", to, streamed, frags, from)
+			}
+			it.Counts = append(it.Counts, SwarmCount{From: from, To: to, Fragments: frags, BusyS: busy, Streamed: streamed, StreamS: stream})
 		}
 		return nil
 	}
@@ -245,7 +258,7 @@ func gatherSwarm(ctx context.Context, c comm.Comm, st *swarm.Stats) (*SwarmItera
 	}
 	// A rank receives from at most its peer set, but the set's size is a
 	// parameter: the buffer takes the largest possible world.
-	buf := make([]byte, 8+16*c.Size())
+	buf := make([]byte, 8+rec*c.Size())
 	for r := 1; r < c.Size(); r++ {
 		got, err := c.Recv(ctx, r, tagSwarmRes, buf)
 		if err != nil {

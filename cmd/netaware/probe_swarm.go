@@ -64,7 +64,7 @@ Examples:
 	f.Float64Var(&stableNMI, "stable-nmi", 0.99, "successive hierarchies agree when their NMI reaches this")
 	f.IntVar(&stableIter, "stable-iterations", 2, "stop after this many successive agreements")
 	f.Uint64Var(&seed, "swarm-seed", 1, "seed of the peer sets, the roots and the random choices")
-	f.StringVar(&weight, "weight", probe.WeightRate, "edge weight clustered: rate (fragments per second of waiting) or fragments (Eq. 4.2)")
+	f.StringVar(&weight, "weight", probe.WeightStream, "edge weight clustered: stream (fragments per second of a connection's back-to-back arrivals), rate (fragments per second of waiting) or fragments (Eq. 4.2)")
 	f.StringVar(&out, "out", "dataset.json", "dataset file to write (other probes' sections in it are kept)")
 	f.BoolVar(&resume, "resume", false, "continue the interrupted swarm probe of --out")
 	f.BoolVar(&jsonOut, "json", false, "print the swarm section as JSON instead of a table")

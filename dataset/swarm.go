@@ -24,15 +24,13 @@ type SwarmParams struct {
 	MaxIterations    int     `json:"max_iterations"`
 	StableNMI        float64 `json:"stable_nmi"`
 	StableIterations int     `json:"stable_iterations"`
-	// Weight is the edge weight clustered: WeightStream (the probe's
-	// default), WeightRate (what "" means, as in datasets written before
-	// WeightStream) or WeightFragments (Eq. 4.2).
+	// Weight is the edge weight clustered: WeightRate (default) or
+	// WeightFragments (Eq. 4.2).
 	Weight string `json:"weight,omitempty"`
 }
 
 // Edge weights of the swarm graph.
 const (
-	WeightStream    = "stream"
 	WeightRate      = "rate"
 	WeightFragments = "fragments"
 )
@@ -45,10 +43,9 @@ type SwarmCount struct {
 	Fragments int `json:"fragments"`
 	// BusyS is how long To had requests outstanding with From.
 	BusyS float64 `json:"busy_s"`
-	// Streamed of the fragments arrived back to back, StreamS the time
-	// between each and the previous one from From (swarm.Count).
-	Streamed int     `json:"streamed,omitempty"`
-	StreamS  float64 `json:"stream_s,omitempty"`
+	// StallS is the part of BusyS spent waiting for round trips
+	// (swarm.Count.Stalled; 0 in datasets from before it was measured).
+	StallS float64 `json:"stall_s,omitempty"`
 }
 
 // SwarmIteration is one broadcast.
@@ -118,22 +115,14 @@ func (s *SwarmSection) Weights(n, k int) *cluster.Matrix {
 // rate times how long the connection was busy, which the availability of
 // fragments decides as much as the network, the rate is the network's
 // share alone (the bandwidth per connection of Eq. 5.3).
+//
+// With adaptive pipelines (swarm.Params.Adaptive) the waiting excludes
+// the round trips that stalled the connection (StallS): over a long round
+// trip they would dominate a connection of a few fragments, and latency
+// would pass for bandwidth, where seed 000's truth is the bandwidth per
+// connection (Eq. 5.3). Without, a connection waits for a round trip per
+// Pipeline fragments and latency is part of its rate.
 func (s *SwarmSection) Rates(n, k int) *cluster.Matrix {
-	return s.rates(n, k, func(c SwarmCount) (int, float64) { return c.Fragments, c.BusyS })
-}
-
-// Streams is Rates with every connection's rate taken over its fragments
-// that arrived back to back (Streamed over StreamS): the bandwidth a
-// connection got while its pipeline was full, without the round trips
-// that Rates' waiting includes. Over a long round trip those dominate a
-// connection of a few fragments, and latency would pass for bandwidth;
-// seed 000's truth is the bandwidth per connection (Eq. 5.3). A pair whose
-// fragments never arrived back to back is not measured.
-func (s *SwarmSection) Streams(n, k int) *cluster.Matrix {
-	return s.rates(n, k, func(c SwarmCount) (int, float64) { return c.Streamed, c.StreamS })
-}
-
-func (s *SwarmSection) rates(n, k int, rate func(SwarmCount) (int, float64)) *cluster.Matrix {
 	m := cluster.NewMatrix(n)
 	if s == nil {
 		return m
@@ -144,11 +133,14 @@ func (s *SwarmSection) rates(n, k int, rate func(SwarmCount) (int, float64)) *cl
 	seen := make([]float64, n*n)
 	for _, it := range s.Iterations[:k] {
 		for _, c := range it.Counts {
-			frags, secs := rate(c)
-			if c.From < 0 || c.To < 0 || c.From >= n || c.To >= n || c.From == c.To || !(secs > 0) || frags <= 0 {
+			secs := c.BusyS
+			if s.Params.Swarm.Adaptive {
+				secs -= c.StallS
+			}
+			if c.From < 0 || c.To < 0 || c.From >= n || c.To >= n || c.From == c.To || !(secs > 0) || c.Fragments <= 0 {
 				continue
 			}
-			r := float64(frags) / secs
+			r := float64(c.Fragments) / secs
 			m.Data[c.From*n+c.To] += r
 			m.Data[c.To*n+c.From] += r
 			seen[c.From*n+c.To]++
@@ -163,15 +155,11 @@ func (s *SwarmSection) rates(n, k int, rate func(SwarmCount) (int, float64)) *cl
 	return m
 }
 
-// Graph is the weighted graph the hierarchy is cut from, by the
-// parameters' Weight: Streams, Rates, or Weights (Eq. 4.2's fragment
-// counts).
+// Graph is the weighted graph the hierarchy is cut from: Rates, or
+// Weights when the parameters ask for Eq. 4.2's fragment counts.
 func (s *SwarmSection) Graph(n, k int) *cluster.Matrix {
-	switch s.Params.Weight {
-	case WeightFragments:
+	if s.Params.Weight == WeightFragments {
 		return s.Weights(n, k)
-	case WeightStream:
-		return s.Streams(n, k)
 	}
 	return s.Rates(n, k)
 }
@@ -182,7 +170,7 @@ func (s *SwarmSection) check(n int) error {
 			return fmt.Errorf("swarm.iterations[%d]: root %d out of range (size %d)", i, it.Root, n)
 		}
 		for j, c := range it.Counts {
-			if c.From < 0 || c.To < 0 || c.From >= n || c.To >= n || c.From == c.To || c.Fragments < 0 || c.Streamed < 0 || c.Streamed > c.Fragments {
+			if c.From < 0 || c.To < 0 || c.From >= n || c.To >= n || c.From == c.To || c.Fragments < 0 || c.StallS < 0 || c.StallS > c.BusyS {
 				return fmt.Errorf("swarm.iterations[%d].counts[%d]: %d->%d (%d fragments) out of range (size %d)", i, j, c.From, c.To, c.Fragments, n)
 			}
 		}

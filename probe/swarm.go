@@ -26,10 +26,8 @@ type (
 	SwarmSection   = dataset.SwarmSection
 )
 
-// Edge weights of the swarm graph (dataset.WeightStream, WeightRate,
-// WeightFragments).
+// Edge weights of the swarm graph (dataset.WeightRate, WeightFragments).
 const (
-	WeightStream    = dataset.WeightStream
 	WeightRate      = dataset.WeightRate
 	WeightFragments = dataset.WeightFragments
 )
@@ -41,10 +39,9 @@ func SwarmHierarchy(s *SwarmSection, n, k int) ([]cluster.Labels, error) {
 }
 
 // DefaultSwarmParams: 4 MiB broadcasts of 16 KiB fragments, at most 10
-// iterations, stop after two successive iterations agree with NMI >= 0.99,
-// connections weighted by their streaming rate.
+// iterations, stop after two successive iterations agree with NMI >= 0.99.
 func DefaultSwarmParams() SwarmParams {
-	return SwarmParams{Bytes: 4 << 20, Swarm: swarm.Params{}.WithDefaults(), MaxIterations: 10, StableNMI: 0.99, StableIterations: 2, Weight: WeightStream}
+	return SwarmParams{Bytes: 4 << 20, Swarm: swarm.Params{}.WithDefaults(), MaxIterations: 10, StableNMI: 0.99, StableIterations: 2}
 }
 
 func checkSwarm(p SwarmParams) error {
@@ -57,8 +54,8 @@ func checkSwarm(p SwarmParams) error {
 		return fmt.Errorf("swarm probe: stable NMI %v, want within [0,1]", p.StableNMI)
 	case p.StableIterations < 1:
 		return fmt.Errorf("swarm probe: stable iterations %d, want >= 1", p.StableIterations)
-	case p.Weight != "" && p.Weight != WeightStream && p.Weight != WeightRate && p.Weight != WeightFragments:
-		return fmt.Errorf("swarm probe: weight %q, want stream, rate or fragments", p.Weight)
+	case p.Weight != "" && p.Weight != WeightRate && p.Weight != WeightFragments:
+		return fmt.Errorf("swarm probe: weight %q, want rate or fragments", p.Weight)
 	}
 	return p.Swarm.WithDefaults().Validate()
 }
@@ -207,7 +204,7 @@ func shareDecision(ctx context.Context, c comm.Comm, i int) (int, error) {
 
 // gatherSwarm collects every rank's counts and completion time on rank 0.
 func gatherSwarm(ctx context.Context, c comm.Comm, st *swarm.Stats) (*SwarmIteration, error) {
-	const rec = 32 // from, fragments, busy, streamed (+4 spare), stream
+	const rec = 24 // from, fragments, busy, stalled
 	enc := func(st *swarm.Stats) []byte {
 		b := make([]byte, 8+rec*len(st.Received))
 		binary.LittleEndian.PutUint64(b, math.Float64bits(st.Complete.Seconds()))
@@ -216,8 +213,7 @@ func gatherSwarm(ctx context.Context, c comm.Comm, st *swarm.Stats) (*SwarmItera
 			binary.LittleEndian.PutUint32(b[o:], uint32(r.From))
 			binary.LittleEndian.PutUint32(b[o+4:], uint32(r.Fragments))
 			binary.LittleEndian.PutUint64(b[o+8:], math.Float64bits(r.Busy.Seconds()))
-			binary.LittleEndian.PutUint32(b[o+16:], uint32(r.Streamed))
-			binary.LittleEndian.PutUint64(b[o+24:], math.Float64bits(r.Stream.Seconds()))
+			binary.LittleEndian.PutUint64(b[o+16:], math.Float64bits(r.Stalled.Seconds()))
 		}
 		return b
 	}
@@ -238,18 +234,14 @@ func gatherSwarm(ctx context.Context, c comm.Comm, st *swarm.Stats) (*SwarmItera
 			from := int(binary.LittleEndian.Uint32(b[k:]))
 			frags := int(binary.LittleEndian.Uint32(b[k+4:]))
 			busy := math.Float64frombits(binary.LittleEndian.Uint64(b[k+8:]))
-			streamed := int(binary.LittleEndian.Uint32(b[k+16:]))
-			stream := math.Float64frombits(binary.LittleEndian.Uint64(b[k+24:]))
+			stall := math.Float64frombits(binary.LittleEndian.Uint64(b[k+16:]))
 			if from >= c.Size() || from == to {
 				return fmt.Errorf("rank %d: fragments from rank %d", to, from)
 			}
-			if math.IsNaN(busy) || busy < 0 || math.IsNaN(stream) || stream < 0 {
-				return fmt.Errorf("rank %d: busy time %v, stream time %v with rank %d", to, busy, stream, from)
+			if math.IsNaN(busy) || busy < 0 || math.IsNaN(stall) || stall < 0 || stall > busy {
+				return fmt.Errorf("rank %d: busy time %v, stalled %v with rank %d", to, busy, stall, from)
 			}
-			if streamed > frags {
-				return fmt.Errorf("rank %d: %d of %d fragments from rank %d streamed", to, streamed, frags, from)
-			}
-			it.Counts = append(it.Counts, SwarmCount{From: from, To: to, Fragments: frags, BusyS: busy, Streamed: streamed, StreamS: stream})
+			it.Counts = append(it.Counts, SwarmCount{From: from, To: to, Fragments: frags, BusyS: busy, StallS: stall})
 		}
 		return nil
 	}

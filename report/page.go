@@ -144,7 +144,7 @@ code{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.92em;backgroun
 
 {{with .Swarm}}<section id="swarm">
 <h2>Swarm tomography</h2>
-<p class="lead">{{.Iterations}} swarm broadcasts (seed 000 Ch. 4){{if .Stable}}, stopped when successive iterations found the same hierarchy{{end}}. The weighted graph clustered is each pair's {{if eq .Weight "stream"}}streaming rate (fragments per second while the connection's pipeline was full, latency left out, averaged over the iterations that connected the pair){{else if eq .Weight "rate"}}achieved rate (fragments per second of waiting, averaged over the iterations that connected the pair){{else}}fragment count w_n(e) (Eq. 4.2){{end}}, ranks in hierarchy order; bright is a fast pair, grey a pair that never exchanged a fragment.</p>
+<p class="lead">{{.Iterations}} swarm broadcasts (seed 000 Ch. 4){{if .Stable}}, stopped when successive iterations found the same hierarchy{{end}}. The weighted graph clustered is each pair's {{if eq .Weight "rate"}}achieved rate (fragments per second of waiting, averaged over the iterations that connected the pair){{else}}fragment count w_n(e) (Eq. 4.2){{end}}, ranks in hierarchy order; bright is a fast pair, grey a pair that never exchanged a fragment.</p>
 {{if .Graph}}<figure><img src="{{.Graph}}" alt="swarm weighted graph" width="930"><figcaption>Also saved as swarm-graph.png and swarm-graph.svg.</figcaption></figure>{{end}}
 {{if .NMI}}<figure><img src="{{.NMI}}" alt="NMI over iterations" width="840"><figcaption>NMI between the hierarchies of successive iterations (1: the same). Also saved as swarm-nmi.png and swarm-nmi.svg.</figcaption></figure>{{end}}
 {{if .Tree}}<h3>Bandwidth tree</h3>

@@ -64,13 +64,18 @@ type Params struct {
 	Connections int `json:"connections"`
 	// PeerSet bounds the peers a rank knows (its neighbours).
 	PeerSet int `json:"peer_set"`
-	// Pipeline is the least number of requests a downloader keeps
-	// outstanding with one uploader; over a long round trip the
-	// downloader keeps more, twice the fragments the connection carries
-	// per round trip (its bandwidth-delay product, as BitTorrent clients
-	// size their request queues by the measured rate), so that a
-	// connection is bound by its bandwidth, not its latency.
+	// Pipeline is the number of requests a downloader keeps outstanding
+	// with one uploader (with Adaptive, the least number).
 	Pipeline int `json:"pipeline"`
+	// Adaptive sizes every connection's request pipeline to twice the
+	// fragments it carries per round trip where that exceeds Pipeline
+	// (its bandwidth-delay product, as BitTorrent clients size their
+	// request queues by the measured rate), so that a connection over a
+	// long round trip is bound by its bandwidth, not its latency. Off by
+	// default: on a loaded machine the round trip of kernel TCP includes
+	// the scheduling delay of the ranks, pipelines grow on fast links and
+	// slow ones alike, and one connection carries the whole message.
+	Adaptive bool `json:"adaptive_pipeline,omitempty"`
 	// HaveBatch is how many new fragments a peer collects before it
 	// announces them to its neighbours (0: a sixteenth of the message, at
 	// least DefaultHaveBatch).
@@ -132,17 +137,13 @@ func (p Params) Validate() error {
 type Count struct {
 	From      int `json:"from"`
 	Fragments int `json:"fragments"`
-	// Busy is how long this rank had requests outstanding with the peer:
-	// Fragments over Busy is the connection's achieved rate, round trips
-	// included.
-	Busy time.Duration `json:"busy_ns"`
-	// Streamed of the fragments arrived back to back (requested at least
-	// a round trip before the previous one from the peer arrived), Stream
-	// the time between each and its predecessor: Streamed over Stream is
-	// the connection's bandwidth while its pipeline was full, whatever
-	// the latency (the dispersion of a packet train).
-	Streamed int           `json:"streamed,omitempty"`
-	Stream   time.Duration `json:"stream_ns,omitempty"`
+	// Busy is how long this rank had requests outstanding with the peer;
+	// Stalled the part of it spent waiting for a round trip (a request's
+	// way there and its first fragment's way back, when nothing else was
+	// on the way). Fragments over Busy-Stalled is the connection's
+	// achieved rate, which latency does not lower.
+	Busy    time.Duration `json:"busy_ns"`
+	Stalled time.Duration `json:"stalled_ns,omitempty"`
 }
 
 // Stats is one rank's view of a broadcast.
@@ -209,8 +210,7 @@ type neighbour struct {
 	inPlace      bool          // recvBuf is the fragment's place in the message
 	rtt          time.Duration // least request-to-arrival time seen
 	lastArrival  time.Duration
-	streamed     int
-	stream       time.Duration
+	stalled      time.Duration
 
 	// this rank uploading to it
 	interested bool
@@ -295,7 +295,7 @@ func run(ctx context.Context, c comm.Comm, root, m int, buf []byte, p Params) (*
 	for i, k := range pr.received {
 		if k > 0 {
 			nb := pr.nbs[i]
-			pr.stats.Received = append(pr.stats.Received, Count{From: nb.rank, Fragments: k, Busy: nb.busy, Streamed: nb.streamed, Stream: nb.stream})
+			pr.stats.Received = append(pr.stats.Received, Count{From: nb.rank, Fragments: k, Busy: nb.busy, Stalled: nb.stalled})
 		}
 	}
 	return &pr.stats, nil
@@ -563,11 +563,15 @@ func (pr *peer) onFragment(j, i int, data []byte, inPlace bool) error {
 	if d := now - asked; nb.rtt == 0 || d < nb.rtt {
 		nb.rtt = d
 	}
-	// Back to back: the request reached the uploader before the previous
-	// fragment had arrived, so nothing but the link separates the two.
-	if nb.lastArrival > 0 && nb.lastArrival-asked >= nb.rtt {
-		nb.streamed++
-		nb.stream += now - nb.lastArrival
+	// A round trip stalled the connection before the first fragment of a
+	// busy period, and before a fragment requested too late to follow the
+	// previous one back to back (less than a round trip before that one
+	// arrived): the wait beyond what the previous fragment covered.
+	switch {
+	case nb.lastArrival < nb.since || nb.lastArrival == 0:
+		nb.stalled += min(now-asked, nb.rtt)
+	case asked+nb.rtt > nb.lastArrival:
+		nb.stalled += min(now-nb.lastArrival, asked+nb.rtt-nb.lastArrival)
 	}
 	nb.lastArrival = now
 	if pr.have[i] {
@@ -634,8 +638,15 @@ func (pr *peer) maxAsk() int { return max(1, min(pr.n, (pr.p.Fragment-4)/4-1)) }
 func (pr *peer) window(j int) int {
 	nb := pr.nbs[j]
 	w := pr.p.Pipeline
-	if nb.streamed > 0 && nb.stream > 0 && nb.rtt > 0 {
-		bdp := float64(nb.streamed) / nb.stream.Seconds() * nb.rtt.Seconds()
+	if !pr.p.Adaptive {
+		return min(w, pr.maxAsk())
+	}
+	busy := nb.busy
+	if len(nb.outstanding) > 0 {
+		busy += pr.c.Now() - nb.since
+	}
+	if k := pr.received[j]; k > 1 && nb.rtt > 0 && busy > nb.stalled {
+		bdp := float64(k) / (busy - nb.stalled).Seconds() * nb.rtt.Seconds()
 		w = max(w, int(math.Ceil(2*bdp)))
 	}
 	return min(w, pr.maxAsk())

@@ -19,7 +19,7 @@ func newSwarmProbeCmd() *cobra.Command {
 		conns, peers, pipeline, hb int
 		maxIter, stableIter        int
 		stableNMI                  float64
-		choke                      bool
+		choke, adaptive            bool
 		chokeInterval              time.Duration
 		seed                       uint64
 		weight, out                string
@@ -56,7 +56,8 @@ Examples:
 	f.StringVar(&fragment, "fragment", "16KiB", "fragment size")
 	f.IntVar(&conns, "connections", swarm.DefaultConnections, "upload slots per peer (active connections)")
 	f.IntVar(&peers, "peer-set", swarm.DefaultPeerSet, "peers a rank knows at most")
-	f.IntVar(&pipeline, "pipeline", swarm.DefaultPipeline, "requests outstanding per connection")
+	f.IntVar(&pipeline, "pipeline", swarm.DefaultPipeline, "requests outstanding per connection (with --adaptive-pipeline, at least)")
+	f.BoolVar(&adaptive, "adaptive-pipeline", false, "size every connection's requests to twice its bandwidth-delay product, and leave round-trip stalls out of its rate (long round trips; docs/swarm.md)")
 	f.IntVar(&hb, "have-batch", 0, "fragments per announcement (0: a sixteenth of the message, at least 8)")
 	f.BoolVar(&choke, "choke", false, "tit-for-tat choking (seed 000 Sect. 4.8.1: off measures better)")
 	f.DurationVar(&chokeInterval, "choke-interval", swarm.DefaultChokeInterval, "rechoke period with --choke")
@@ -64,7 +65,7 @@ Examples:
 	f.Float64Var(&stableNMI, "stable-nmi", 0.99, "successive hierarchies agree when their NMI reaches this")
 	f.IntVar(&stableIter, "stable-iterations", 2, "stop after this many successive agreements")
 	f.Uint64Var(&seed, "swarm-seed", 1, "seed of the peer sets, the roots and the random choices")
-	f.StringVar(&weight, "weight", probe.WeightStream, "edge weight clustered: stream (fragments per second of a connection's back-to-back arrivals), rate (fragments per second of waiting) or fragments (Eq. 4.2)")
+	f.StringVar(&weight, "weight", probe.WeightRate, "edge weight clustered: rate (fragments per second of waiting) or fragments (Eq. 4.2)")
 	f.StringVar(&out, "out", "dataset.json", "dataset file to write (other probes' sections in it are kept)")
 	f.BoolVar(&resume, "resume", false, "continue the interrupted swarm probe of --out")
 	f.BoolVar(&jsonOut, "json", false, "print the swarm section as JSON instead of a table")
@@ -79,7 +80,7 @@ Examples:
 			return err
 		}
 		p := probe.SwarmParams{Bytes: m, MaxIterations: maxIter, StableNMI: stableNMI, StableIterations: stableIter, Weight: weight,
-			Swarm: swarm.Params{Fragment: fr, Connections: conns, PeerSet: peers, Pipeline: pipeline, HaveBatch: hb,
+			Swarm: swarm.Params{Fragment: fr, Connections: conns, PeerSet: peers, Pipeline: pipeline, Adaptive: adaptive, HaveBatch: hb,
 				Choke: choke, ChokeInterval: chokeInterval, Seed: seed}.WithDefaults()}
 		if err := probe.CheckSwarmParams(p); err != nil {
 			return usagef("%v", err)

@@ -9,12 +9,12 @@ import (
 func TestSwarmWeightsByHand(t *testing.T) {
 	s := &SwarmSection{Iterations: []SwarmIteration{
 		{Counts: []SwarmCount{
-			{From: 0, To: 1, Fragments: 10, BusyS: 2.5, StallS: 0.5},
+			{From: 0, To: 1, Fragments: 10, BusyS: 2.5, StallS: 0.5, StallFragments: 2},
 			{From: 1, To: 0, Fragments: 4, BusyS: 1},
 		}},
 		{Counts: []SwarmCount{
 			{From: 0, To: 1, Fragments: 6, BusyS: 3},
-			{From: 2, To: 1, Fragments: 1, BusyS: 0.5, StallS: 0.5},
+			{From: 2, To: 1, Fragments: 1, BusyS: 0.5, StallS: 0.5, StallFragments: 1},
 		}},
 	}}
 	for _, tc := range []struct {
@@ -30,9 +30,9 @@ func TestSwarmWeightsByHand(t *testing.T) {
 		// 1/0.5.
 		{"rate 0-1", WeightRate, 1, 0, (4.0 + 4 + 2) / 3},
 		{"rate 1-2", "", 2, 1, 2},
-		// Adaptive pipelines: stalls out, 10/(2.5-0.5); a count whose
-		// waiting was all stall is not measured.
-		{"adaptive rate 0-1", "adaptive", 1, 0, (5.0 + 4 + 2) / 3},
+		// Adaptive pipelines: stalls out, (10-2)/(2.5-0.5); a count whose
+		// fragments all stalled is not measured.
+		{"adaptive rate 0-1", "adaptive", 1, 0, (4.0 + 4 + 2) / 3},
 		{"adaptive rate 1-2", "adaptive", 2, 1, 0},
 	} {
 		s.Params.Weight = tc.weight
@@ -44,8 +44,8 @@ func TestSwarmWeightsByHand(t *testing.T) {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
 	}
-	if got := s.Graph(3, 1).At(0, 1); got != 4.5 {
-		t.Errorf("adaptive rate 0-1 after iteration 1: %v, want (5+4)/2", got)
+	if got := s.Graph(3, 1).At(0, 1); got != 4 {
+		t.Errorf("adaptive rate 0-1 after iteration 1: %v, want (4+4)/2", got)
 	}
 }
 

@@ -204,7 +204,7 @@ func shareDecision(ctx context.Context, c comm.Comm, i int) (int, error) {
 
 // gatherSwarm collects every rank's counts and completion time on rank 0.
 func gatherSwarm(ctx context.Context, c comm.Comm, st *swarm.Stats) (*SwarmIteration, error) {
-	const rec = 24 // from, fragments, busy, stalled
+	const rec = 28 // from, fragments, busy, stalled, stalled fragments
 	enc := func(st *swarm.Stats) []byte {
 		b := make([]byte, 8+rec*len(st.Received))
 		binary.LittleEndian.PutUint64(b, math.Float64bits(st.Complete.Seconds()))
@@ -214,6 +214,7 @@ func gatherSwarm(ctx context.Context, c comm.Comm, st *swarm.Stats) (*SwarmItera
 			binary.LittleEndian.PutUint32(b[o+4:], uint32(r.Fragments))
 			binary.LittleEndian.PutUint64(b[o+8:], math.Float64bits(r.Busy.Seconds()))
 			binary.LittleEndian.PutUint64(b[o+16:], math.Float64bits(r.Stalled.Seconds()))
+			binary.LittleEndian.PutUint32(b[o+24:], uint32(r.StalledFragments))
 		}
 		return b
 	}
@@ -235,13 +236,14 @@ func gatherSwarm(ctx context.Context, c comm.Comm, st *swarm.Stats) (*SwarmItera
 			frags := int(binary.LittleEndian.Uint32(b[k+4:]))
 			busy := math.Float64frombits(binary.LittleEndian.Uint64(b[k+8:]))
 			stall := math.Float64frombits(binary.LittleEndian.Uint64(b[k+16:]))
+			stallFrags := int(binary.LittleEndian.Uint32(b[k+24:]))
 			if from >= c.Size() || from == to {
 				return fmt.Errorf("rank %d: fragments from rank %d", to, from)
 			}
-			if math.IsNaN(busy) || busy < 0 || math.IsNaN(stall) || stall < 0 || stall > busy {
-				return fmt.Errorf("rank %d: busy time %v, stalled %v with rank %d", to, busy, stall, from)
+			if math.IsNaN(busy) || busy < 0 || math.IsNaN(stall) || stall < 0 || stall > busy || stallFrags > frags {
+				return fmt.Errorf("rank %d: busy time %v, stalled %v (%d of %d fragments) with rank %d", to, busy, stall, stallFrags, frags, from)
 			}
-			it.Counts = append(it.Counts, SwarmCount{From: from, To: to, Fragments: frags, BusyS: busy, StallS: stall})
+			it.Counts = append(it.Counts, SwarmCount{From: from, To: to, Fragments: frags, BusyS: busy, StallS: stall, StallFragments: stallFrags})
 		}
 		return nil
 	}

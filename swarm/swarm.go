@@ -138,12 +138,16 @@ type Count struct {
 	From      int `json:"from"`
 	Fragments int `json:"fragments"`
 	// Busy is how long this rank had requests outstanding with the peer;
-	// Stalled the part of it spent waiting for a round trip (a request's
-	// way there and its first fragment's way back, when nothing else was
-	// on the way). Fragments over Busy-Stalled is the connection's
-	// achieved rate, which latency does not lower.
-	Busy    time.Duration `json:"busy_ns"`
-	Stalled time.Duration `json:"stalled_ns,omitempty"`
+	// Stalled the part of it spent on the StalledFragments that did not
+	// follow the previous fragment back to back (the first of a busy
+	// period, and those requested less than a round trip before the
+	// previous one arrived): a round trip, not the link, set their time.
+	// (Fragments-StalledFragments) over (Busy-Stalled) is the
+	// connection's rate while its pipeline was full, which latency does
+	// not lower.
+	Busy             time.Duration `json:"busy_ns"`
+	Stalled          time.Duration `json:"stalled_ns,omitempty"`
+	StalledFragments int           `json:"stalled_fragments,omitempty"`
 }
 
 // Stats is one rank's view of a broadcast.
@@ -211,6 +215,7 @@ type neighbour struct {
 	rtt          time.Duration // least request-to-arrival time seen
 	lastArrival  time.Duration
 	stalled      time.Duration
+	stalledFrags int
 
 	// this rank uploading to it
 	interested bool
@@ -295,7 +300,7 @@ func run(ctx context.Context, c comm.Comm, root, m int, buf []byte, p Params) (*
 	for i, k := range pr.received {
 		if k > 0 {
 			nb := pr.nbs[i]
-			pr.stats.Received = append(pr.stats.Received, Count{From: nb.rank, Fragments: k, Busy: nb.busy, Stalled: nb.stalled})
+			pr.stats.Received = append(pr.stats.Received, Count{From: nb.rank, Fragments: k, Busy: nb.busy, Stalled: nb.stalled, StalledFragments: nb.stalledFrags})
 		}
 	}
 	return &pr.stats, nil
@@ -563,15 +568,17 @@ func (pr *peer) onFragment(j, i int, data []byte, inPlace bool) error {
 	if d := now - asked; nb.rtt == 0 || d < nb.rtt {
 		nb.rtt = d
 	}
-	// A round trip stalled the connection before the first fragment of a
-	// busy period, and before a fragment requested too late to follow the
+	// A round trip, not the link, set the time of the first fragment of a
+	// busy period and of a fragment requested too late to follow the
 	// previous one back to back (less than a round trip before that one
-	// arrived): the wait beyond what the previous fragment covered.
+	// arrived): they and their waiting are left out of the rate.
 	switch {
 	case nb.lastArrival < nb.since || nb.lastArrival == 0:
-		nb.stalled += min(now-asked, nb.rtt)
+		nb.stalled += now - max(asked, nb.since)
+		nb.stalledFrags++
 	case asked+nb.rtt > nb.lastArrival:
-		nb.stalled += min(now-nb.lastArrival, asked+nb.rtt-nb.lastArrival)
+		nb.stalled += now - nb.lastArrival
+		nb.stalledFrags++
 	}
 	nb.lastArrival = now
 	if pr.have[i] {
@@ -645,7 +652,7 @@ func (pr *peer) window(j int) int {
 	if len(nb.outstanding) > 0 {
 		busy += pr.c.Now() - nb.since
 	}
-	if k := pr.received[j]; k > 1 && nb.rtt > 0 && busy > nb.stalled {
+	if k := pr.received[j] - nb.stalledFrags; k > 0 && nb.rtt > 0 && busy > nb.stalled {
 		bdp := float64(k) / (busy - nb.stalled).Seconds() * nb.rtt.Seconds()
 		w = max(w, int(math.Ceil(2*bdp)))
 	}

@@ -22,8 +22,10 @@ const DefaultSplitRatio = 0.5
 // Coarsest first, the parts of a group that are not distinct (the mean
 // weight between two of them above ratio times the smaller mean within
 // them; missing edges, weight 0, left out) are merged again, and levels that no longer
-// differ from their neighbours are dropped. The whole-set level is left
-// out (a caller adds "all"); a graph without structure gives no level.
+// differ from their neighbours are dropped. Then every group of the finest
+// level is partitioned alone, the same way, while that splits any: a
+// finer level. The whole-set level is left out (a caller adds "all"); a
+// graph without structure gives no level.
 func BandwidthHierarchy(w *Matrix, seed uint64, ratio float64) ([]Labels, error) {
 	if err := checkSimilarity(w); err != nil {
 		return nil, err
@@ -80,6 +82,58 @@ func BandwidthHierarchy(w *Matrix, seed uint64, ratio float64) ([]Labels, error)
 			continue // the next level is the same partition
 		}
 		out = append(out, l)
+	}
+	// Modularity's resolution limit: in the whole graph, groups much
+	// smaller than the graph and joined by strong links (two leaf
+	// switches behind one uplink, seed 000 Fig. 5.19's lowest level)
+	// gain more merged than apart. Within their group they are large.
+	for len(out) > 0 {
+		finer, err := refine(w, out[0], seed, ratio)
+		if err != nil {
+			return nil, err
+		}
+		if numClusters(finer) == numClusters(out[0]) {
+			break
+		}
+		out = append([]Labels{finer}, out...)
+	}
+	return out, nil
+}
+
+// refine partitions every group of l alone (Louvain, then the parts that
+// are not distinct merged again, as in BandwidthHierarchy) and returns the
+// finer partition.
+func refine(w *Matrix, l Labels, seed uint64, ratio float64) (Labels, error) {
+	c := Canonical(l)
+	k := numClusters(c)
+	members := make([][]int, k)
+	for i, v := range c {
+		members[v] = append(members[v], i)
+	}
+	out := make(Labels, len(c))
+	next := 0
+	for _, pts := range members {
+		parts := make(Labels, len(pts))
+		if len(pts) >= 4 {
+			sub := w.Sub(pts)
+			lab, _, err := Louvain(sub, 1, seed)
+			if err != nil {
+				return nil, err
+			}
+			parts = mergeSimilar(sub, lab, ratio)
+			if minGroup(parts) < 2 {
+				// A point split off alone is one that measured too
+				// little inside its group, not a group.
+				parts = make(Labels, len(pts))
+			}
+		}
+		for a, i := range pts {
+			out[i] = next + parts[a]
+		}
+		next += numClusters(parts)
+	}
+	if next == len(c) {
+		return c, nil // every point alone is no level
 	}
 	return out, nil
 }
@@ -222,4 +276,17 @@ func groupMeans(w *Matrix, c Labels, k int, within Labels) func(a, b int) float6
 		}
 		return sum[a*k+b] / float64(cnt[a*k+b])
 	}
+}
+
+// minGroup is the size of l's smallest group.
+func minGroup(l Labels) int {
+	size := map[int]int{}
+	for _, v := range l {
+		size[v]++
+	}
+	m := len(l)
+	for _, k := range size {
+		m = min(m, k)
+	}
+	return m
 }

@@ -122,3 +122,47 @@ func TestMergeSimilarParts(t *testing.T) {
 		t.Errorf("merged %v, want %v", got, cluster)
 	}
 }
+
+// Seed 000 Fig. 5.19 at N1's proportions: eight leaves of 16 points, two
+// by two behind shared uplinks (within a leaf 4000, to the sibling leaf
+// 1000, across 3, +-30% noise, 60% of the pairs measured). In the whole
+// graph modularity gains more from the pairs of leaves than from the
+// leaves (its resolution limit) and Louvain's best partition is the four
+// pairs; partitioning each pair alone finds its two leaves.
+func TestBandwidthHierarchyLeavesInsidePairs(t *testing.T) {
+	var leaf, pair []int
+	for i := 0; i < 128; i++ {
+		leaf, pair = append(leaf, i/16), append(pair, i/32)
+	}
+	for seed := uint64(1); seed <= 3; seed++ {
+		w := blockMatrix(leaf, pair, 4000, 1000, 3, 0.3, seed)
+		r := rand.New(rand.NewPCG(seed, 2))
+		for i := 0; i < w.N; i++ {
+			for j := i + 1; j < w.N; j++ {
+				if r.Float64() > 0.6 {
+					w.Set(i, j, 0)
+				}
+			}
+		}
+		top, _, err := Louvain(w, 1, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, _ := HierarchyNMI([]Labels{top}, []Labels{Labels(pair)}); v < 1-1e-12 {
+			t.Fatalf("seed %d: Louvain's best partition is not the pairs (%d groups): the case is not the resolution limit's", seed, numClusters(top))
+		}
+		h, err := BandwidthHierarchy(w, seed, DefaultSplitRatio)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(h) != 2 {
+			t.Errorf("seed %d: %d levels, want 2", seed, len(h))
+			continue
+		}
+		for i, want := range [][]int{leaf, pair} {
+			if v, _ := HierarchyNMI([]Labels{h[i]}, []Labels{Labels(want)}); v < 1-1e-12 {
+				t.Errorf("seed %d: level %d has %d groups, NMI %.3f", seed, i, numClusters(h[i]), v)
+			}
+		}
+	}
+}

@@ -43,6 +43,11 @@ type SwarmCount struct {
 	Fragments int `json:"fragments"`
 	// BusyS is how long To had requests outstanding with From.
 	BusyS float64 `json:"busy_s"`
+	// StallFragments did not follow the previous fragment back to back
+	// and took StallS of BusyS (swarm.Count.StalledFragments, Stalled; 0
+	// in datasets from before they were measured).
+	StallFragments int     `json:"stall_fragments,omitempty"`
+	StallS         float64 `json:"stall_s,omitempty"`
 }
 
 // SwarmIteration is one broadcast.
@@ -112,6 +117,14 @@ func (s *SwarmSection) Weights(n, k int) *cluster.Matrix {
 // rate times how long the connection was busy, which the availability of
 // fragments decides as much as the network, the rate is the network's
 // share alone (the bandwidth per connection of Eq. 5.3).
+//
+// With adaptive pipelines (swarm.Params.Adaptive) the rate leaves out the
+// fragments a round trip stalled and their waiting (StallFragments,
+// StallS): over a long round trip those would dominate a connection of a
+// few fragments, and latency would pass for bandwidth, where seed 000's
+// truth is the bandwidth per connection (Eq. 5.3). Without, a connection
+// waits for a round trip per Pipeline fragments and latency is part of
+// its rate.
 func (s *SwarmSection) Rates(n, k int) *cluster.Matrix {
 	m := cluster.NewMatrix(n)
 	if s == nil {
@@ -123,10 +136,14 @@ func (s *SwarmSection) Rates(n, k int) *cluster.Matrix {
 	seen := make([]float64, n*n)
 	for _, it := range s.Iterations[:k] {
 		for _, c := range it.Counts {
-			if c.From < 0 || c.To < 0 || c.From >= n || c.To >= n || c.From == c.To || !(c.BusyS > 0) || c.Fragments <= 0 {
+			frags, secs := c.Fragments, c.BusyS
+			if s.Params.Swarm.Adaptive {
+				frags, secs = frags-c.StallFragments, secs-c.StallS
+			}
+			if c.From < 0 || c.To < 0 || c.From >= n || c.To >= n || c.From == c.To || !(secs > 0) || frags <= 0 {
 				continue
 			}
-			r := float64(c.Fragments) / c.BusyS
+			r := float64(frags) / secs
 			m.Data[c.From*n+c.To] += r
 			m.Data[c.To*n+c.From] += r
 			seen[c.From*n+c.To]++
@@ -156,7 +173,7 @@ func (s *SwarmSection) check(n int) error {
 			return fmt.Errorf("swarm.iterations[%d]: root %d out of range (size %d)", i, it.Root, n)
 		}
 		for j, c := range it.Counts {
-			if c.From < 0 || c.To < 0 || c.From >= n || c.To >= n || c.From == c.To || c.Fragments < 0 {
+			if c.From < 0 || c.To < 0 || c.From >= n || c.To >= n || c.From == c.To || c.Fragments < 0 || c.StallS < 0 || c.StallS > c.BusyS || c.StallFragments < 0 || c.StallFragments > c.Fragments {
 				return fmt.Errorf("swarm.iterations[%d].counts[%d]: %d->%d (%d fragments) out of range (size %d)", i, j, c.From, c.To, c.Fragments, n)
 			}
 		}

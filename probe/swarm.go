@@ -190,13 +190,17 @@ func shareDecision(ctx context.Context, c comm.Comm, i int) (int, error) {
 
 // gatherSwarm collects every rank's counts and completion time on rank 0.
 func gatherSwarm(ctx context.Context, c comm.Comm, st *swarm.Stats) (*dataset.SwarmIteration, error) {
+	const rec = 28 // from, fragments, busy, stalled, stalled fragments
 	enc := func(st *swarm.Stats) []byte {
-		b := make([]byte, 8+16*len(st.Received))
+		b := make([]byte, 8+rec*len(st.Received))
 		binary.LittleEndian.PutUint64(b, math.Float64bits(st.Complete.Seconds()))
 		for k, r := range st.Received {
-			binary.LittleEndian.PutUint32(b[8+16*k:], uint32(r.From))
-			binary.LittleEndian.PutUint32(b[12+16*k:], uint32(r.Fragments))
-			binary.LittleEndian.PutUint64(b[16+16*k:], math.Float64bits(r.Busy.Seconds()))
+			o := 8 + rec*k
+			binary.LittleEndian.PutUint32(b[o:], uint32(r.From))
+			binary.LittleEndian.PutUint32(b[o+4:], uint32(r.Fragments))
+			binary.LittleEndian.PutUint64(b[o+8:], math.Float64bits(r.Busy.Seconds()))
+			binary.LittleEndian.PutUint64(b[o+16:], math.Float64bits(r.Stalled.Seconds()))
+			binary.LittleEndian.PutUint32(b[o+24:], uint32(r.StalledFragments))
 		}
 		return b
 	}
@@ -205,7 +209,7 @@ func gatherSwarm(ctx context.Context, c comm.Comm, st *swarm.Stats) (*dataset.Sw
 	}
 	it := &dataset.SwarmIteration{}
 	add := func(to int, b []byte) error {
-		if len(b) < 8 || (len(b)-8)%16 != 0 {
+		if len(b) < 8 || (len(b)-8)%rec != 0 {
 			return fmt.Errorf("rank %d: swarm result of %d bytes", to, len(b))
 		}
 		t := math.Float64frombits(binary.LittleEndian.Uint64(b))
@@ -213,16 +217,19 @@ func gatherSwarm(ctx context.Context, c comm.Comm, st *swarm.Stats) (*dataset.Sw
 			return fmt.Errorf("rank %d: completion time %v", to, t)
 		}
 		it.TimeS = max(it.TimeS, t)
-		for k := 8; k < len(b); k += 16 {
+		for k := 8; k < len(b); k += rec {
 			from := int(binary.LittleEndian.Uint32(b[k:]))
+			frags := int(binary.LittleEndian.Uint32(b[k+4:]))
 			busy := math.Float64frombits(binary.LittleEndian.Uint64(b[k+8:]))
+			stall := math.Float64frombits(binary.LittleEndian.Uint64(b[k+16:]))
+			stallFrags := int(binary.LittleEndian.Uint32(b[k+24:]))
 			if from >= c.Size() || from == to {
 				return fmt.Errorf("rank %d: fragments from rank %d", to, from)
 			}
-			if math.IsNaN(busy) || busy < 0 {
-				return fmt.Errorf("rank %d: busy time %v with rank %d", to, busy, from)
+			if math.IsNaN(busy) || busy < 0 || math.IsNaN(stall) || stall < 0 || stall > busy || stallFrags > frags {
+				return fmt.Errorf("rank %d: busy time %v, stalled %v (%d of %d fragments) with rank %d", to, busy, stall, stallFrags, frags, from)
 			}
-			it.Counts = append(it.Counts, dataset.SwarmCount{From: from, To: to, Fragments: int(binary.LittleEndian.Uint32(b[k+4:])), BusyS: busy})
+			it.Counts = append(it.Counts, dataset.SwarmCount{From: from, To: to, Fragments: frags, BusyS: busy, StallS: stall, StallFragments: stallFrags})
 		}
 		return nil
 	}
@@ -231,7 +238,7 @@ func gatherSwarm(ctx context.Context, c comm.Comm, st *swarm.Stats) (*dataset.Sw
 	}
 	// A rank receives from at most its peer set, but the set's size is a
 	// parameter: the buffer takes the largest possible world.
-	buf := make([]byte, 8+16*c.Size())
+	buf := make([]byte, 8+rec*c.Size())
 	for r := 1; r < c.Size(); r++ {
 		got, err := c.Recv(ctx, r, tagSwarmRes, buf)
 		if err != nil {

@@ -95,6 +95,21 @@ func TestN1FourGroupsBehindBottlenecks(t *testing.T) {
 	wantLevels(t, p, swarmLevels(t, p, prm), []string{"tree-1"}, 0.99)
 }
 
+// Seed 000 Fig. 5.19 at a quarter of N1's size (16 hosts per leaf, 128
+// ranks, the defaults: 4 MiB in 16 KiB fragments, at most 5 iterations):
+// the leaf routers and the four groups behind the 100 Mbit links, NMI
+// 0.99 or more (1.000 and 1.000 measured, docs/swarm.md). Half an hour of
+// simulation on two loaded cores: opt-in with NETAWARE_SWARM_FULL=1.
+func TestN1LeavesAndGroupsSixteenPerLeaf(t *testing.T) {
+	if os.Getenv("NETAWARE_SWARM_FULL") == "" {
+		t.Skip("minutes of simulation: set NETAWARE_SWARM_FULL=1")
+	}
+	p := scaledDichev(t, "dichev-n1", 16)
+	prm := DefaultSwarmParams()
+	prm.MaxIterations, prm.Swarm.Seed = 5, 1 // discover's --swarm-iterations, --swarm-seed
+	wantLevels(t, p, swarmLevels(t, p, prm), []string{"switch", "tree-1"}, 0.99)
+}
+
 // The acceptance of issue 12 on the built-in platforms at full size:
 // dichev-n1 (512 ranks) its leaf routers and the four groups behind the
 // 100 Mbit links, dichev-n2 (576 ranks) both bandwidth-cluster levels,
@@ -104,16 +119,20 @@ func TestDichevFull(t *testing.T) {
 	if os.Getenv("NETAWARE_SWARM_FULL") == "" {
 		t.Skip("hours of simulation: set NETAWARE_SWARM_FULL=1")
 	}
-	prm := DefaultSwarmParams()
-	prm.Bytes, prm.Swarm.Fragment, prm.MaxIterations = 2<<20, 64<<10, 5
 	for _, tc := range []struct {
 		name   string
 		levels []string
+		// dichev-n2's 20 ms links need a pipeline sized to their
+		// bandwidth-delay product (docs/swarm.md).
+		adaptive bool
 	}{
-		{"bordeaux-2013", []string{"bandwidth-cluster"}},
-		{"dichev-n1", []string{"switch", "tree-1"}},
-		{"dichev-n2", []string{"bandwidth-cluster", "bandwidth-cluster-2"}},
+		{"bordeaux-2013", []string{"bandwidth-cluster"}, false},
+		{"dichev-n1", []string{"switch", "tree-1"}, false},
+		{"dichev-n2", []string{"bandwidth-cluster", "bandwidth-cluster-2"}, true},
 	} {
+		prm := DefaultSwarmParams()
+		prm.Bytes, prm.Swarm.Fragment, prm.MaxIterations = 2<<20, 64<<10, 5
+		prm.Swarm.Adaptive = tc.adaptive
 		p, err := platform.Load(tc.name)
 		if err != nil {
 			t.Fatal(err)

@@ -7,12 +7,16 @@
 // bandwidth between them (Eq. 4.1); package probe repeats the broadcast and
 // aggregates the counts (Eq. 4.2), package coll offers it as a broadcast.
 //
-// The protocol runs on comm.Comm only, one event loop per rank: a single
-// receive of any source is always posted, and every message is either a
-// fragment (exactly Params.Fragment bytes long; the last one is padded) or
-// a shorter control message. Fragments carry no header: a downloader knows
-// which fragment comes next from a peer because the peer answers its
-// requests in order, and messages of one pair arrive in order.
+// The protocol runs on comm.Comm only, one event loop per rank, as a
+// BitTorrent client is one loop over a socket per peer: a single receive
+// of control messages from any source is always posted, and a fragment is
+// received from its uploader alone, into a receive posted when the
+// uploader announces it (a control message that precedes it on the pair's
+// stream). A slow fragment, across a bottleneck, so never holds up the
+// loop: its receive completes while the loop answers other peers, and the
+// next control message from that uploader, which the pair's order puts
+// after the fragment, finds it complete. Fragments are exactly
+// Params.Fragment bytes long (the last one is padded).
 //
 // Tags: comm.SystemTag(300) .. comm.SystemTag(309).
 package swarm
@@ -22,6 +26,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 	"math/rand/v2"
 	"sort"
@@ -31,7 +36,10 @@ import (
 	"netaware/comm"
 )
 
-var tagSwarm = comm.SystemTag(300)
+var (
+	tagSwarm = comm.SystemTag(300) // control messages
+	tagFrag  = comm.SystemTag(301) // fragments
+)
 
 // Defaults of seed 000 Sect. 4.4 and 4.6: 16 KiB fragments, 5 upload
 // slots (the chapter's client), a peer set of 35.
@@ -57,8 +65,17 @@ type Params struct {
 	// PeerSet bounds the peers a rank knows (its neighbours).
 	PeerSet int `json:"peer_set"`
 	// Pipeline is the number of requests a downloader keeps outstanding
-	// with one uploader.
+	// with one uploader (with Adaptive, the least number).
 	Pipeline int `json:"pipeline"`
+	// Adaptive sizes every connection's request pipeline to twice the
+	// fragments it carries per round trip where that exceeds Pipeline
+	// (its bandwidth-delay product, as BitTorrent clients size their
+	// request queues by the measured rate), so that a connection over a
+	// long round trip is bound by its bandwidth, not its latency. Off by
+	// default: on a loaded machine the round trip of kernel TCP includes
+	// the scheduling delay of the ranks, pipelines grow on fast links and
+	// slow ones alike, and one connection carries the whole message.
+	Adaptive bool `json:"adaptive_pipeline,omitempty"`
 	// HaveBatch is how many new fragments a peer collects before it
 	// announces them to its neighbours (0: a sixteenth of the message, at
 	// least DefaultHaveBatch).
@@ -120,9 +137,17 @@ func (p Params) Validate() error {
 type Count struct {
 	From      int `json:"from"`
 	Fragments int `json:"fragments"`
-	// Busy is how long this rank had requests outstanding with the peer:
-	// Fragments over Busy is the connection's achieved rate.
-	Busy time.Duration `json:"busy_ns"`
+	// Busy is how long this rank had requests outstanding with the peer;
+	// Stalled the part of it spent on the StalledFragments that did not
+	// follow the previous fragment back to back (the first of a busy
+	// period, and those requested less than a round trip before the
+	// previous one arrived): a round trip, not the link, set their time.
+	// (Fragments-StalledFragments) over (Busy-Stalled) is the
+	// connection's rate while its pipeline was full, which latency does
+	// not lower.
+	Busy             time.Duration `json:"busy_ns"`
+	Stalled          time.Duration `json:"stalled_ns,omitempty"`
+	StalledFragments int           `json:"stalled_fragments,omitempty"`
 }
 
 // Stats is one rank's view of a broadcast.
@@ -163,6 +188,11 @@ const (
 	msgHave
 	msgComplete
 	msgBye
+	// msgPiece announces the fragment that follows it on the pair's
+	// stream; msgSent ends the answer to a request, so that the
+	// downloader takes its last fragment without waiting for more.
+	msgPiece
+	msgSent
 )
 
 type neighbour struct {
@@ -174,9 +204,18 @@ type neighbour struct {
 	// this rank downloading from it
 	interestedIn bool // told it "interested"
 	unchokedMe   bool
-	outstanding  []int32       // requested fragments, in request order
-	since        time.Duration // when outstanding became non-empty
+	outstanding  []int32         // requested fragments, in request order
+	askedAt      []time.Duration // when each was requested
+	since        time.Duration   // when outstanding became non-empty
 	busy         time.Duration
+	recv         comm.Request // the announced fragment's receive
+	recvBuf      []byte
+	recvFrag     int
+	inPlace      bool          // recvBuf is the fragment's place in the message
+	rtt          time.Duration // least request-to-arrival time seen
+	lastArrival  time.Duration
+	stalled      time.Duration
+	stalledFrags int
 
 	// this rank uploading to it
 	interested bool
@@ -203,8 +242,9 @@ type peer struct {
 	nbs       []*neighbour
 	slot      map[int]int // rank -> index into nbs
 	unchoked  int
-	pending   []int32 // fragments not yet announced
-	dirty     []bool  // per neighbour: interest to update
+	pending   []int32  // fragments not yet announced
+	pool      [][]byte // receive buffers of Measure
+	dirty     []bool   // per neighbour: interest to update
 	dirtyList []int
 	received  []int // per neighbour index
 
@@ -259,7 +299,8 @@ func run(ctx context.Context, c comm.Comm, root, m int, buf []byte, p Params) (*
 	pr.stats.Done = c.Now() - pr.start
 	for i, k := range pr.received {
 		if k > 0 {
-			pr.stats.Received = append(pr.stats.Received, Count{From: pr.nbs[i].rank, Fragments: k, Busy: pr.nbs[i].busy})
+			nb := pr.nbs[i]
+			pr.stats.Received = append(pr.stats.Received, Count{From: nb.rank, Fragments: k, Busy: nb.busy, Stalled: nb.stalled, StalledFragments: nb.stalledFrags})
 		}
 	}
 	return &pr.stats, nil
@@ -302,7 +343,7 @@ func (pr *peer) loop(root int) error {
 			pr.updateInterest(i)
 		}
 	}
-	rbuf := make([]byte, pr.p.Fragment)
+	rbuf := make([]byte, pr.ctlMax())
 	for !pr.finished() {
 		st, err := pr.c.Recv(pr.ctx, comm.AnySource, tagSwarm, rbuf)
 		if err != nil {
@@ -312,9 +353,10 @@ func (pr *peer) loop(root int) error {
 		if !ok {
 			return fmt.Errorf("swarm: rank %d: message from rank %d, not a peer", me, st.Source)
 		}
-		if st.Count == pr.p.Fragment {
-			err = pr.onFragment(j, rbuf)
-		} else {
+		// The pair's order puts an announced fragment before this
+		// message: take it first.
+		err = pr.takeFragment(j)
+		if err == nil {
 			err = pr.onControl(j, rbuf[:st.Count])
 		}
 		if err != nil {
@@ -368,8 +410,10 @@ func (pr *peer) reap(all bool) error {
 	return nil
 }
 
-func (pr *peer) send(j int, b []byte) {
-	pr.sends = append(pr.sends, sendReq{pr.c.Isend(pr.nbs[j].rank, tagSwarm, b)})
+func (pr *peer) send(j int, b []byte) { pr.sendTag(j, tagSwarm, b) }
+
+func (pr *peer) sendTag(j, tag int, b []byte) {
+	pr.sends = append(pr.sends, sendReq{pr.c.Isend(pr.nbs[j].rank, tag, b)})
 }
 
 func (pr *peer) ctl(j int, typ byte, args ...int32) {
@@ -456,18 +500,20 @@ func (pr *peer) updateInterest(j int) {
 	}
 }
 
-// fill keeps up to Pipeline requests outstanding with neighbour j while
+// fill keeps up to window(j) requests outstanding with neighbour j while
 // it has fragments this rank still needs: the rarest among its neighbours
 // first, random among equally rare ones. It tops the pipeline up only once
 // half of it has arrived, in one message, so that a request costs a
 // fraction of a message per fragment.
 func (pr *peer) fill(j int) {
 	nb := pr.nbs[j]
-	if !nb.unchokedMe || pr.haveCount == pr.n || len(nb.outstanding) > pr.p.Pipeline/2 {
+	win := pr.window(j)
+	if !nb.unchokedMe || pr.haveCount == pr.n || len(nb.outstanding) > win/2 {
 		return
 	}
 	var ask []int32
-	for len(nb.outstanding) < pr.p.Pipeline {
+	now := pr.c.Now()
+	for len(nb.outstanding) < win {
 		best, seen := -1, 0
 		var rarest int32
 		for w, word := range nb.has {
@@ -493,9 +539,10 @@ func (pr *peer) fill(j int) {
 		}
 		pr.setRequested(best, true)
 		if len(nb.outstanding) == 0 {
-			nb.since = pr.c.Now()
+			nb.since = now
 		}
 		nb.outstanding = append(nb.outstanding, int32(best))
+		nb.askedAt = append(nb.askedAt, now)
 		ask = append(ask, int32(best))
 	}
 	if len(ask) > 0 {
@@ -505,20 +552,39 @@ func (pr *peer) fill(j int) {
 
 var errProtocol = errors.New("protocol violation")
 
-func (pr *peer) onFragment(j int, data []byte) error {
+// onFragment takes fragment i from neighbour j, the next one it was asked
+// for.
+func (pr *peer) onFragment(j, i int, data []byte, inPlace bool) error {
 	nb := pr.nbs[j]
-	if len(nb.outstanding) == 0 {
-		return fmt.Errorf("%w: a fragment nobody requested", errProtocol)
+	if len(nb.outstanding) == 0 || int(nb.outstanding[0]) != i {
+		return fmt.Errorf("%w: fragment %d not requested next", errProtocol, i)
 	}
-	i := int(nb.outstanding[0])
-	nb.outstanding = nb.outstanding[1:]
+	now := pr.c.Now()
+	asked := nb.askedAt[0]
+	nb.outstanding, nb.askedAt = nb.outstanding[1:], nb.askedAt[1:]
 	if len(nb.outstanding) == 0 {
-		nb.busy += pr.c.Now() - nb.since
+		nb.busy += now - nb.since
 	}
+	if d := now - asked; nb.rtt == 0 || d < nb.rtt {
+		nb.rtt = d
+	}
+	// A round trip, not the link, set the time of the first fragment of a
+	// busy period and of a fragment requested too late to follow the
+	// previous one back to back (less than a round trip before that one
+	// arrived): they and their waiting are left out of the rate.
+	switch {
+	case nb.lastArrival < nb.since || nb.lastArrival == 0:
+		nb.stalled += now - max(asked, nb.since)
+		nb.stalledFrags++
+	case asked+nb.rtt > nb.lastArrival:
+		nb.stalled += now - nb.lastArrival
+		nb.stalledFrags++
+	}
+	nb.lastArrival = now
 	if pr.have[i] {
 		return fmt.Errorf("%w: fragment %d twice", errProtocol, i)
 	}
-	if pr.buf != nil {
+	if pr.buf != nil && !inPlace {
 		copy(pr.buf[i*pr.p.Fragment:], data)
 	}
 	pr.have[i] = true
@@ -560,6 +626,79 @@ func (pr *peer) haveBatch() int {
 		b = max(DefaultHaveBatch, (pr.n+15)/16)
 	}
 	return min(b, (pr.p.Fragment-4)/4-1)
+}
+
+// ctlMax bounds a control message: a request or an announcement of at
+// most maxAsk fragments.
+func (pr *peer) ctlMax() int { return 4 + 4*max(pr.maxAsk(), pr.haveBatch(), 1) }
+
+// maxAsk bounds the requests outstanding with one uploader: every
+// fragment, and a request shorter than a fragment.
+func (pr *peer) maxAsk() int { return max(1, min(pr.n, (pr.p.Fragment-4)/4-1)) }
+
+// window is how many requests to keep outstanding with neighbour j:
+// Pipeline, or twice the fragments the connection carries per round trip
+// where that is more. With the requests of one round trip in flight a
+// connection is limited by its bandwidth; the factor two lets the window
+// double per round trip until it is (TCP's slow start), since a rate
+// measured with a window too small is the window's, not the network's.
+func (pr *peer) window(j int) int {
+	nb := pr.nbs[j]
+	w := pr.p.Pipeline
+	if !pr.p.Adaptive {
+		return min(w, pr.maxAsk())
+	}
+	busy := nb.busy
+	if len(nb.outstanding) > 0 {
+		busy += pr.c.Now() - nb.since
+	}
+	if k := pr.received[j] - nb.stalledFrags; k > 0 && nb.rtt > 0 && busy > nb.stalled {
+		bdp := float64(k) / (busy - nb.stalled).Seconds() * nb.rtt.Seconds()
+		w = max(w, int(math.Ceil(2*bdp)))
+	}
+	return min(w, pr.maxAsk())
+}
+
+// takeFragment completes the receive of neighbour j's announced fragment,
+// if any.
+func (pr *peer) takeFragment(j int) error {
+	nb := pr.nbs[j]
+	if nb.recv == nil {
+		return nil
+	}
+	st, err := nb.recv.Wait(pr.ctx)
+	nb.recv = nil
+	if err != nil {
+		return err
+	}
+	if st.Count != pr.p.Fragment {
+		return fmt.Errorf("%w: fragment of %d bytes, want %d", errProtocol, st.Count, pr.p.Fragment)
+	}
+	err = pr.onFragment(j, nb.recvFrag, nb.recvBuf, nb.inPlace)
+	if !nb.inPlace {
+		pr.pool = append(pr.pool, nb.recvBuf)
+	}
+	nb.recvBuf = nil
+	return err
+}
+
+// postFragment posts the receive of fragment i, which neighbour j
+// announced: into the message buffer where the fragment fits whole,
+// otherwise into a buffer of the pool.
+func (pr *peer) postFragment(j, i int) {
+	nb := pr.nbs[j]
+	lo := i * pr.p.Fragment
+	var b []byte
+	nb.inPlace = pr.buf != nil && lo+pr.p.Fragment <= len(pr.buf)
+	if nb.inPlace {
+		b = pr.buf[lo : lo+pr.p.Fragment]
+	} else if k := len(pr.pool); k > 0 {
+		b, pr.pool = pr.pool[k-1], pr.pool[:k-1]
+	} else {
+		b = make([]byte, pr.p.Fragment)
+	}
+	nb.recvBuf, nb.recvFrag = b, i
+	nb.recv = pr.c.Irecv(nb.rank, tagFrag, b)
 }
 
 func b32(v []int) []int32 {
@@ -635,14 +774,16 @@ func (pr *peer) onControl(j int, b []byte) error {
 			}
 			pr.stats.Sent++
 			nb.up++
-			pr.send(j, frag)
+			pr.ctl(j, msgPiece, int32(i))
+			pr.sendTag(j, tagFrag, frag)
 		}
+		pr.ctl(j, msgSent)
 	case msgReject:
 		for _, i := range args {
 			if len(nb.outstanding) == 0 || int(nb.outstanding[0]) != i {
 				return fmt.Errorf("%w: reject of fragment %d not requested next", errProtocol, i)
 			}
-			nb.outstanding = nb.outstanding[1:]
+			nb.outstanding, nb.askedAt = nb.outstanding[1:], nb.askedAt[1:]
 			pr.setRequested(i, false)
 		}
 		if len(nb.outstanding) == 0 {
@@ -665,6 +806,16 @@ func (pr *peer) onControl(j int, b []byte) error {
 		}
 		pr.fill(j)
 		pr.maybeBye(j)
+	case msgPiece:
+		if len(args) != 1 {
+			return fmt.Errorf("%w: piece announcement of %d fragments", errProtocol, len(args))
+		}
+		if len(nb.outstanding) == 0 || int(nb.outstanding[0]) != args[0] {
+			return fmt.Errorf("%w: fragment %d announced, not requested next", errProtocol, args[0])
+		}
+		pr.postFragment(j, args[0])
+	case msgSent:
+		// takeFragment took the last fragment of the answer.
 	case msgBye:
 		if nb.byeRecv {
 			return fmt.Errorf("%w: bye twice", errProtocol)

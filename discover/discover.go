@@ -93,6 +93,15 @@ type Options struct {
 	Method string
 	// Swarm parameterizes the swarm probe (zero: DiscoverSwarmParams).
 	Swarm probe.SwarmParams
+	// Staged, at the standard level with the automatic method and 8
+	// ranks or more in the inference, first lets 4 of them measure the
+	// noise; where it is a real network's (infer.Additive), the swarm
+	// runs first and the tree is inferred within its bandwidth groups and
+	// between one rank per group (staged.go), which measures far fewer
+	// pairs there. The CLI sets it on real networks; the simulator's
+	// discoveries leave it off, so that their measurements are the ones
+	// their tests know.
+	Staged bool
 }
 
 // DefaultOptions are the standard discovery.
@@ -219,11 +228,28 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 	if reps != nil {
 		inferred = len(reps)
 	}
-	progress(fmt.Sprintf("rtt tree inference over %d ranks", inferred))
 	var (
-		tree live.Result
-		bmap *infer.BandwidthMap
+		tree   live.Result
+		bmap   *infer.BandwidthMap
+		staged stagedResult
+		sec    *probe.SwarmSection
 	)
+	if opt.Staged && method == MethodAuto && opt.Level == Standard && inferred >= stagedMinRanks {
+		members := reps
+		if members == nil {
+			members = make([]int, c.Size())
+			for i := range members {
+				members[i] = i
+			}
+		}
+		if staged, err = stagedInference(ctx, c, members, opt, phase, progress); err != nil {
+			return nil, err
+		}
+		tree, sec = staged.tree, staged.sec
+	}
+	if !staged.noisy {
+		progress(fmt.Sprintf("rtt tree inference over %d ranks", inferred))
+	}
 	if reps == nil || slices.Contains(reps, me) {
 		sub := c
 		if reps != nil {
@@ -231,20 +257,22 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 				return nil, err
 			}
 		}
-		rtt := opt.RTT
-		if opt.Advance != nil {
-			rtt.Joined = opt.Advance
+		if !staged.noisy {
+			rtt := opt.RTT
+			if opt.Advance != nil {
+				rtt.Joined = opt.Advance
+			}
+			if tree, err = live.Infer(ctx, sub, rtt); err != nil {
+				return nil, fmt.Errorf("discover: rtt tree: %w", err)
+			}
+			if sub.Rank() == 0 {
+				// Only the first rank holds every measurement of the
+				// inference, and only it uses the tree from here on (the
+				// bandwidth map's schedule, the levels).
+				tree.Tree, _ = infer.Refine(tree.Tree, tree.Measured)
+			}
+			phase("rtt-tree", tree.Pairs)
 		}
-		if tree, err = live.Infer(ctx, sub, rtt); err != nil {
-			return nil, fmt.Errorf("discover: rtt tree: %w", err)
-		}
-		if sub.Rank() == 0 {
-			// Only the first rank holds every measurement of the
-			// inference, and only it uses the tree from here on (the
-			// bandwidth map's schedule, the levels).
-			tree.Tree, _ = infer.Refine(tree.Tree, tree.Measured)
-		}
-		phase("rtt-tree", tree.Pairs)
 		if opt.Level != Fast && inferred > 1 {
 			progress("bandwidth map over the tree")
 			if bmap, err = live.BandwidthMap(ctx, sub, tree.Tree, live.DefaultBandwidthParams()); err != nil {
@@ -276,6 +304,7 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 	// Rank 0 derives the levels and, unless fast, the PLogP schedule every
 	// rank needs.
 	var levels []topo.Level
+	var btree *topo.BandwidthTree
 	var spec *dataset.ScheduleSpec
 	plogp := opt.Level != Fast && c.Size() > 1
 	useSwarm := 0
@@ -292,6 +321,13 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 		if err != nil {
 			return nil, err
 		}
+		if staged.noisy && sec != nil {
+			// The swarm ran first: its levels shape the PLogP schedule.
+			if levels, btree, err = withSwarmLevels(c.Size(), levels, sec, reps, hosts); err != nil {
+				return nil, err
+			}
+			levels = dropNoiseSplits(levels, out.Distance, reps)
+		}
 		// The swarm runs when latency cannot be trusted to find the
 		// switches: no level between hosts and all, or the inference's
 		// round trips spread like a real network's (CPU delays, infer.Additive),
@@ -299,7 +335,7 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 		// signal (on netaware emu's star-2x6, chain-3x4 and chain-4x3 the
 		// latency levels found the switches in 2 of 5 runs, the swarm in
 		// 9 of 9).
-		if method == MethodAuto && len(hosts) >= minSwarmHosts && (opt.Level == Thorough || !hasMiddleLevel(levels, len(hosts)) || infer.Additive(tree.Measured)) {
+		if method == MethodAuto && !staged.noisy && len(hosts) >= minSwarmHosts && (opt.Level == Thorough || !hasMiddleLevel(levels, len(hosts)) || infer.Additive(tree.Measured)) {
 			useSwarm = 1
 		}
 		if plogp {
@@ -354,7 +390,6 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 	if err != nil {
 		return nil, fmt.Errorf("discover: swarm decision: %w", err)
 	}
-	var sec *probe.SwarmSection
 	if len(flag) == 1 && flag[0] == 1 {
 		progress("swarm broadcasts: latency alone cannot be trusted here (no level between hosts and all, real-network noise, or thorough)")
 		if sec, err = swarmPhase(ctx, c, swarmReps, opt); err != nil {
@@ -365,16 +400,11 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 	if me != 0 {
 		return nil, nil
 	}
-	var btree *topo.BandwidthTree
 	if sec != nil {
-		var blevels []topo.Level
-		if blevels, btree, err = swarmLevels(c.Size(), sec, reps, hosts); err != nil {
-			return nil, err
-		}
-		// Bandwidth levels take precedence over latency levels that
-		// cross them, as the bandwidth map's do.
-		for _, l := range blevels {
-			levels = imposeLevel(levels, l)
+		if !staged.noisy {
+			if levels, btree, err = withSwarmLevels(c.Size(), levels, sec, reps, hosts); err != nil {
+				return nil, err
+			}
 		}
 		ds.Swarm = sec
 		if len(reps) != c.Size() {
@@ -391,6 +421,21 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 		for _, m := range ds.PLogP.Pairs {
 			measured[[2]int{min(m.A, m.B), max(m.A, m.B)}] = true
 		}
+	}
+	// The bandwidth map's transfers and the noise check's round trips are
+	// pair measurements too (the swarm's broadcasts are not: no pair is
+	// measured by them, every rank only counts what it received).
+	if bmap != nil {
+		for _, round := range bmap.Rounds {
+			for _, p := range round {
+				a, b := reps[p.A], reps[p.B]
+				measured[[2]int{min(a, b), max(a, b)}] = true
+			}
+		}
+	}
+	for _, m := range staged.probe {
+		a, b := reps[m.A], reps[m.B]
+		measured[[2]int{min(a, b), max(a, b)}] = true
 	}
 	var clk time.Duration
 	for _, p := range out.Phases {
@@ -1073,4 +1118,18 @@ func methodName(sec *probe.SwarmSection) string {
 		return "rtt-tree+agglomerative+swarm"
 	}
 	return "rtt-tree+agglomerative"
+}
+
+// withSwarmLevels imposes the swarm's bandwidth levels on levels (they
+// take precedence over latency levels that cross them, as the bandwidth
+// map's do) and returns the swarm's bandwidth tree.
+func withSwarmLevels(n int, levels []topo.Level, sec *probe.SwarmSection, reps []int, hosts [][]int) ([]topo.Level, *topo.BandwidthTree, error) {
+	blevels, btree, err := swarmLevels(n, sec, reps, hosts)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, l := range blevels {
+		levels = imposeLevel(levels, l)
+	}
+	return levels, btree, nil
 }

@@ -131,6 +131,9 @@ built-in simulated platform ` + defaultPlatform + ` and says so.`,
 				fmt.Fprintf(notices, "netaware discover: no --platform and no launcher: running on the built-in simulated platform %s\n", defaultPlatform)
 			}
 		}
+		// On a real network (not the simulator) the noise check decides
+		// whether the swarm's bandwidth groups come first (discover.Options.Staged).
+		opt.Staged = wf.platform == ""
 		if err := os.MkdirAll(out, 0o755); err != nil {
 			return err
 		}

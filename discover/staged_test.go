@@ -1,0 +1,108 @@
+package discover
+
+import (
+	"context"
+	"testing"
+
+	"netaware/comm"
+	"netaware/comm/sim"
+	"netaware/platform"
+)
+
+// stagedOn runs a staged discovery on an emulated cluster's platform
+// file in the simulator with the realistic noise profile (round trips
+// spread as on netaware emu: the noise check must see a real network).
+func stagedOn(t *testing.T, file string, blind bool, seed int64) (*Outcome, *platform.Platform) {
+	t.Helper()
+	p, err := platform.Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := DefaultOptions()
+	opt.Blind, opt.Staged = blind, true
+	opt.Swarm = DiscoverSwarmParams()
+	opt.Swarm.Bytes = 1 << 20
+	var out *Outcome
+	_, err = sim.Run(context.Background(), p, sim.Options{Noise: platform.NoiseRealistic, Seed: seed}, func(ctx context.Context, c comm.Comm) error {
+		o, err := Run(ctx, c, opt)
+		if c.Rank() == 0 {
+			out = o
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Topology.Validate(); err != nil {
+		t.Fatalf("topology invalid: %v", err)
+	}
+	return out, p
+}
+
+// Under real noise the staged discovery groups by the swarm first and
+// infers within the groups and between one rank per group: the switches
+// are found, far fewer pairs than all are measured (they are counted with
+// the noise check's and the bandwidth map's), the composed tree holds
+// every rank, and the trunk between the switches carries the slow rate.
+func TestStagedFindsSwitchesWithFewPairs(t *testing.T) {
+	for _, blind := range []bool{false, true} {
+		out, p := stagedOn(t, "../emu/testdata/star-2x6.yaml", blind, 3)
+		if nmi := bestNMI(out.Topology.Levels, truthLevel(t, p, "switch"), p.NumRanks()); nmi < 0.99 {
+			t.Errorf("blind %v: switch level best NMI %.3f, want >= 0.99; levels %v", blind, nmi, out.Topology.Levels)
+		}
+		var names []string
+		for _, ph := range out.Phases {
+			names = append(names, ph.Name)
+		}
+		if len(names) < 3 || names[1] != "rtt-noise-check" || names[2] != "swarm" {
+			t.Fatalf("blind %v: phases %v, want the noise check then the swarm", blind, names)
+		}
+		m := out.Topology.Measurements
+		t.Logf("blind %v: %d of %d pairs, phases %v", blind, m.PairsMeasured, m.PairsTotal, names)
+		// Two groups of 6: 15 + 15 inside, 1 between; the noise check's
+		// 6 pairs lie inside the first group.
+		if m.PairsMeasured > 40 || m.PairsMeasured < 31 {
+			t.Errorf("blind %v: %d of %d pairs measured, want 31-40", blind, m.PairsMeasured, m.PairsTotal)
+		}
+		tr := out.Topology.Tree
+		ranks := 0
+		slow := 0
+		for _, n := range tr.Nodes {
+			if n.Rank != nil {
+				ranks++
+			}
+		}
+		for _, e := range tr.Edges {
+			if e.Bandwidth != nil && *e.Bandwidth < 20e6 { // 100 Mbit = 12.5 MB/s
+				slow++
+			}
+		}
+		if ranks != 12 || slow == 0 {
+			t.Errorf("blind %v: composed tree has %d ranks and %d slow edges, want 12 and the trunk", blind, ranks, slow)
+		}
+	}
+}
+
+// Without real noise the check says so and the discovery is the usual
+// one: no swarm first.
+func TestStagedWithoutRealNoiseIsTheUsualInference(t *testing.T) {
+	p, err := platform.Load("../emu/testdata/star-2x6.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := DefaultOptions()
+	opt.Staged = true
+	var out *Outcome
+	if _, err = sim.Run(context.Background(), p, sim.Options{NoNoise: true}, func(ctx context.Context, c comm.Comm) error {
+		o, err := Run(ctx, c, opt)
+		if c.Rank() == 0 {
+			out = o
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if out.Phases[1].Name != "rtt-noise-check" || out.Phases[2].Name != "rtt-tree" {
+		t.Errorf("phases %v, want the noise check, then the usual tree", out.Phases)
+	}
+}

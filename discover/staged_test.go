@@ -2,11 +2,14 @@ package discover
 
 import (
 	"context"
+	"slices"
 	"testing"
 
+	"netaware/cluster"
 	"netaware/comm"
 	"netaware/comm/sim"
 	"netaware/platform"
+	"netaware/topo"
 )
 
 // stagedOn runs a staged discovery on an emulated cluster's platform
@@ -104,5 +107,70 @@ func TestStagedWithoutRealNoiseIsTheUsualInference(t *testing.T) {
 	}
 	if out.Phases[1].Name != "rtt-noise-check" || out.Phases[2].Name != "rtt-tree" {
 		t.Errorf("phases %v, want the noise check, then the usual tree", out.Phases)
+	}
+}
+
+// dropNoiseSplits on four ranks in two bandwidth groups {0,1}, {2,3}
+// and on six ranks in {0,1,2}, {3,4,5}, worked by hand: a latency level
+// whose pairs are 10.0 us apart against 10.2 us for those it separates
+// goes; one that does so with 1 us against 10.2 us (the ranks of a
+// machine) stays; a latency level with the bandwidth level's groups goes;
+// levels that do not refine the bandwidth level stay.
+func TestDropNoiseSplits(t *testing.T) {
+	m := cluster.NewMatrix(4)
+	set := func(d01, d23, across float64) {
+		m.Set(0, 1, d01)
+		m.Set(2, 3, d23)
+		for _, a := range []int{0, 1} {
+			for _, b := range []int{2, 3} {
+				m.Set(a, b, across)
+			}
+		}
+	}
+	bw := topo.Level{Name: "bandwidth", Groups: [][]int{{0, 1}, {2, 3}}}
+	single := topo.Level{Name: "switch", Groups: [][]int{{0}, {1}, {2}, {3}}}
+	pairs := topo.Level{Name: "level-2", Groups: [][]int{{0, 1}, {2, 3}}}
+	all := topo.Level{Name: "all", Groups: [][]int{{0, 1, 2, 3}}}
+	reps := []int{0, 1, 2, 3}
+	names := func(ls []topo.Level) []string {
+		var s []string
+		for _, l := range ls {
+			s = append(s, l.Name)
+		}
+		return s
+	}
+	// Singletons: no pair is kept together, so no contrast shows: they
+	// go, and the latency copy of the bandwidth level too.
+	set(10.2e-6, 10.2e-6, 12e-6)
+	got := names(dropNoiseSplits([]topo.Level{single, pairs, bw, all}, m, reps))
+	if want := []string{"bandwidth", "all"}; !slices.Equal(got, want) {
+		t.Errorf("levels %v, want %v", got, want)
+	}
+	// Six ranks: a latency level {0,1},{2},{3,4},{5} inside bandwidth
+	// groups {0,1,2}, {3,4,5}.
+	m = cluster.NewMatrix(6)
+	for i := 0; i < 6; i++ {
+		for j := i + 1; j < 6; j++ {
+			m.Set(i, j, 20e-6)
+		}
+	}
+	bw6 := topo.Level{Name: "bandwidth", Groups: [][]int{{0, 1, 2}, {3, 4, 5}}}
+	split := topo.Level{Name: "switch", Groups: [][]int{{0, 1}, {2}, {3, 4}, {5}}}
+	reps6 := []int{0, 1, 2, 3, 4, 5}
+	within := func(d float64) {
+		for _, g := range [][2]int{{0, 1}, {3, 4}} {
+			m.Set(g[0], g[1], d)
+		}
+		for _, g := range [][2]int{{0, 2}, {1, 2}, {3, 5}, {4, 5}} {
+			m.Set(g[0], g[1], 10.2e-6)
+		}
+	}
+	within(10.0e-6)
+	if got := names(dropNoiseSplits([]topo.Level{split, bw6}, m, reps6)); !slices.Equal(got, []string{"bandwidth"}) {
+		t.Errorf("10.0 against 10.2 us: levels %v, want the split dropped", got)
+	}
+	within(1e-6)
+	if got := names(dropNoiseSplits([]topo.Level{split, bw6}, m, reps6)); !slices.Equal(got, []string{"switch", "bandwidth"}) {
+		t.Errorf("1 against 10.2 us: levels %v, want the split kept", got)
 	}
 }

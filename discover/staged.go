@@ -34,6 +34,9 @@ const (
 	// staged discovery is tried: below, the swarm has no groups to find
 	// (minSwarmHosts) and the inference measures few pairs anyway.
 	stagedMinRanks = 8
+	// stagedStableIterations is how many successive swarm hierarchies
+	// must agree before the staged discovery trusts its groups.
+	stagedStableIterations = 3
 )
 
 // Tags of the staged inference's gathering on its private communicator.
@@ -100,7 +103,17 @@ func stagedInference(ctx context.Context, c comm.Comm, members []int, opt Option
 	if len(members) != c.Size() {
 		reps = members
 	}
-	if res.sec, err = swarmPhase(ctx, c, reps, opt); err != nil {
+	// The groups decide every pair measured from here on: the swarm
+	// stops only once three successive hierarchies agree, not two (on
+	// netaware emu's chain-4x3 at load 35, two agreeing iterations once
+	// merged two switches).
+	sw := opt
+	if sw.Swarm.Bytes == 0 {
+		sw.Swarm = DiscoverSwarmParams()
+	}
+	sw.Swarm.StableIterations = max(sw.Swarm.StableIterations, stagedStableIterations)
+	sw.Swarm.MaxIterations = max(sw.Swarm.MaxIterations, stagedStableIterations+3)
+	if res.sec, err = swarmPhase(ctx, c, reps, sw); err != nil {
 		return res, err
 	}
 	phase("swarm", 0)
@@ -223,8 +236,16 @@ func stagedInference(ctx context.Context, c comm.Comm, members []int, opt Option
 	if len(groups) == 1 {
 		tree = trees[0] // its ranks are the members' indices already
 	} else {
-		if tree, err = top.Tree.Renamed(leaders); err != nil {
-			return res, err
+		// The groups hang together as the swarm's bandwidth tree says
+		// (a chain of switches is a chain): between 4 ranks 3 us
+		// apart per hop, latency alone cannot tell a chain from a star
+		// under 10 us of noise, and a trunk missing from the tree gets
+		// no bandwidth label. The latency tree between the groups' first
+		// ranks stands where the swarm gives no tree.
+		if tree = bandwidthShape(res.sec, labels, leaders, trees, top); tree == nil {
+			if tree, err = top.Tree.Renamed(leaders); err != nil {
+				return res, err
+			}
 		}
 		rename(top.Measured, leaders)
 		for g, idx := range groups {
@@ -371,4 +392,92 @@ func dropNoiseSplits(levels []topo.Level, m *cluster.Matrix, reps []int) []topo.
 		}
 	}
 	return out
+}
+
+// bandwidthShape is the tree between the groups' first ranks (leaders,
+// member indices) shaped as the swarm's bandwidth tree over the groups
+// of labels: a switch per group, the leader hanging from it by its leaf
+// edge in its group's tree, and between the switches of adjacent groups
+// what remains of the leaders' measured one-way distance (their tree
+// distance where they were not measured). nil when the swarm gives no
+// tree over the groups.
+func bandwidthShape(sec *probe.SwarmSection, labels []int, leaders []int, trees []*infer.Tree, top live.Result) *infer.Tree {
+	k := len(leaders)
+	if sec == nil || top.Tree == nil || len(trees) != k {
+		return nil
+	}
+	edges, err := cluster.BandwidthTree(sec.Graph(len(labels), 0), labels)
+	if err != nil || len(edges) != k-1 {
+		return nil
+	}
+	// The leaders' leaf edges: from their group's tree where it has a
+	// switch, half way to the other rank of a pair, and the median of
+	// the others for a group of one.
+	leaf := make([]float64, k)
+	var known []float64
+	for g, t := range trees {
+		switch n := len(t.Ranks()); {
+		case n >= 3:
+			leaf[g] = t.LeafLength(0)
+		case n == 2:
+			leaf[g] = t.LeafLength(0) / 2
+		default:
+			leaf[g] = math.NaN()
+			continue
+		}
+		known = append(known, leaf[g])
+	}
+	fill := 0.0
+	if len(known) > 0 {
+		slices.Sort(known)
+		fill = known[len(known)/2]
+	}
+	for g := range leaf {
+		if math.IsNaN(leaf[g]) {
+			leaf[g] = fill
+		}
+	}
+	oneWay := func(a, b int) float64 {
+		for _, m := range top.Measured {
+			if m.A == a && m.B == b || m.A == b && m.B == a {
+				return m.RTT.Min / 2
+			}
+		}
+		return top.Tree.Distance(a, b)
+	}
+	adj := make([][]int, k)
+	for _, e := range edges {
+		adj[e.I] = append(adj[e.I], e.J)
+		adj[e.J] = append(adj[e.J], e.I)
+	}
+	rank := []int{leaders[0], -1}
+	parent := []int{-1, 0}
+	up := []float64{0, leaf[0]}
+	sw := make([]int, k)
+	for g := range sw {
+		sw[g] = -1
+	}
+	sw[0] = 1
+	queue := []int{0}
+	for q := 0; q < len(queue); q++ {
+		g := queue[q]
+		for _, h := range adj[g] {
+			if sw[h] >= 0 {
+				continue
+			}
+			sw[h] = len(rank)
+			rank, parent = append(rank, -1), append(parent, sw[g])
+			up = append(up, math.Max(0, oneWay(g, h)-leaf[g]-leaf[h]))
+			rank, parent, up = append(rank, leaders[h]), append(parent, sw[h]), append(up, leaf[h])
+			queue = append(queue, h)
+		}
+	}
+	if len(queue) != k {
+		return nil // the edges did not span the groups
+	}
+	t, err := infer.TreeOf(rank, parent, up)
+	if err != nil {
+		return nil
+	}
+	return t
 }

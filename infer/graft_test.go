@@ -91,3 +91,45 @@ func TestGraftErrors(t *testing.T) {
 		t.Error("Renamed with too few names: no error")
 	}
 }
+
+func TestTreeOf(t *testing.T) {
+	// Rank 0 - switch - switch - rank 1, and rank 2 on the first switch.
+	tr, err := TreeOf([]int{0, -1, -1, 1, 2}, []int{-1, 0, 1, 2, 1}, []float64{0, 5e-6, 1e-6, 5e-6, 5e-6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := tr.Distance(0, 1); math.Abs(d-11e-6) > 1e-12 {
+		t.Errorf("d(0,1) = %g, want 11e-6", d)
+	}
+	if d := tr.Distance(1, 2); math.Abs(d-11e-6) > 1e-12 {
+		t.Errorf("d(1,2) = %g, want 11e-6", d)
+	}
+	if _, err := TreeOf([]int{0, 1}, []int{-1, 1}, []float64{0, 1}); err == nil {
+		t.Error("a node its own parent: no error")
+	}
+	if _, err := TreeOf([]int{-1}, []int{-1}, []float64{0}); err == nil {
+		t.Error("a switch as root: no error")
+	}
+}
+
+// A group grafted onto a leader whose edge ends at a switch as long as
+// the group's own: the group's ranks hang from that switch, no copy of it.
+func TestGraftOntoSwitch(t *testing.T) {
+	// Leaders 0 and 4 on switches 5 us away, joined by a 2 us trunk.
+	top, err := TreeOf([]int{0, -1, -1, 4}, []int{-1, 0, 1, 2}, []float64{0, 5e-6, 2e-6, 5e-6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := top.Graft(star4(), []int{0, 1, 2, 3}); err != nil {
+		t.Fatal(err)
+	}
+	if err := top.Graft(star4(), []int{4, 5, 6, 7}); err != nil {
+		t.Fatal(err)
+	}
+	if n := top.Switches(); n != 2 {
+		t.Errorf("%d switches, want 2", n)
+	}
+	if d := top.Distance(1, 6); math.Abs(d-12e-6) > 1e-12 {
+		t.Errorf("d(1,6) = %g, want 12e-6", d)
+	}
+}

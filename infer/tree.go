@@ -408,16 +408,24 @@ func (t *Tree) Graft(sub *Tree, names []int) error {
 	mapped := make([]int, len(sub.nodes))
 	mapped[0] = x
 	extra := 0.0 // added to the edges below c when c becomes the new switch
+	// The branching point: a new switch on the leader's edge, or the
+	// switch at its end when it lies that far (no copy of it at distance
+	// zero).
+	at := func(d float64) int {
+		if d >= lt && t.nodes[y].rank < 0 {
+			return y
+		}
+		return t.splitEdge(x, y, d)
+	}
 	if sub.nodes[c].rank < 0 {
 		d := math.Min(lc, lt)
-		mapped[c] = t.splitEdge(x, y, d)
+		mapped[c] = at(d)
 		extra = lc - d
 	} else {
 		// Two ranks: the branching point is somewhere on the path
 		// between them; put it halfway, within the leader's edge.
 		d := math.Min(lc/2, lt)
-		s := t.splitEdge(x, y, d)
-		t.attach(s, names[sub.nodes[c].rank], lc-d)
+		t.attach(at(d), names[sub.nodes[c].rank], lc-d)
 		return nil
 	}
 	queue := []int{c}
@@ -439,4 +447,25 @@ func (t *Tree) Graft(sub *Tree, names []int) error {
 		}
 	}
 	return nil
+}
+
+// TreeOf builds a tree from its nodes: node i holds rank[i] (-1 for a
+// switch), hangs from parent[i] (-1 for node 0 alone, the root, which
+// must be a rank) over an edge of up[i] seconds. It is how a caller
+// states a tree's shape that it knows from elsewhere (discover: the
+// swarm's bandwidth tree between groups), checked as a received tree is.
+func TreeOf(rank, parent []int, up []float64) (*Tree, error) {
+	if len(rank) == 0 || len(parent) != len(rank) || len(up) != len(rank) {
+		return nil, fmt.Errorf("infer: tree of %d ranks, %d parents and %d lengths", len(rank), len(parent), len(up))
+	}
+	if rank[0] < 0 {
+		return nil, fmt.Errorf("infer: the root of a tree must be a rank")
+	}
+	b := make([]byte, 0, EncodedSize(len(rank)))
+	for i := range rank {
+		b = binary.LittleEndian.AppendUint32(b, uint32(int32(rank[i])))
+		b = binary.LittleEndian.AppendUint32(b, uint32(int32(parent[i])))
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(up[i]))
+	}
+	return UnmarshalTree(b)
 }

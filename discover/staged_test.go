@@ -3,6 +3,7 @@ package discover
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"netaware/cluster"
@@ -172,5 +173,42 @@ func TestDropNoiseSplits(t *testing.T) {
 	within(1e-6)
 	if got := names(dropNoiseSplits([]topo.Level{split, bw6}, m, reps6)); !slices.Equal(got, []string{"switch", "bandwidth"}) {
 		t.Errorf("1 against 10.2 us: levels %v, want the split kept", got)
+	}
+}
+
+// At thorough, discovery states the PLogP campaign's pairs and a bound on
+// its duration before it starts, and the bound holds: the phase's clock
+// stays under it.
+func TestThoroughEstimateBeforePLogP(t *testing.T) {
+	opt := DefaultOptions()
+	opt.Level = Thorough
+	opt.Method = MethodRTTTree
+	opt.PLogP.MaxBytes = 1 << 12
+	var said []string
+	opt.Progress = func(s string) { said = append(said, s) }
+	out, p, _ := discoverOn(t, "../emu/testdata/test-2x2.yaml", opt)
+	n := p.NumRanks()
+	if out.EstimatePairs != n*(n-1)/2 || out.Estimate <= 0 {
+		t.Fatalf("estimate %v over %d pairs, want > 0 over %d", out.Estimate, out.EstimatePairs, n*(n-1)/2)
+	}
+	at := -1
+	for i, s := range said {
+		if strings.HasPrefix(s, "plogp at thorough:") {
+			at = i
+		}
+		if strings.HasPrefix(s, "plogp (") && at < 0 {
+			t.Errorf("PLogP started before the estimate: %q", said)
+		}
+	}
+	if at < 0 {
+		t.Fatalf("no estimate among %q", said)
+	}
+	for _, ph := range out.Phases {
+		if ph.Name == "plogp" {
+			t.Logf("PLogP %v, bound %v", ph.Clock, out.Estimate)
+		}
+		if ph.Name == "plogp" && ph.Clock > out.Estimate {
+			t.Errorf("PLogP took %v, more than its bound %v", ph.Clock, out.Estimate)
+		}
 	}
 }

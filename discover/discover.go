@@ -93,8 +93,8 @@ type Options struct {
 	Method string
 	// Swarm parameterizes the swarm probe (zero: DiscoverSwarmParams).
 	Swarm probe.SwarmParams
-	// Staged, at the standard level with the automatic method and 8
-	// ranks or more in the inference, first lets 4 of them measure the
+	// Staged, at the standard and thorough levels with the automatic
+	// method and 8 ranks or more in the inference, first lets 4 of them measure the
 	// noise; where it is a real network's (infer.Additive), the swarm
 	// runs first and the tree is inferred within its bandwidth groups and
 	// between one rank per group (staged.go), which measures far fewer
@@ -238,7 +238,7 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 		staged stagedResult
 		sec    *probe.SwarmSection
 	)
-	if opt.Staged && method == MethodAuto && opt.Level == Standard && inferred >= stagedMinRanks {
+	if opt.Staged && method == MethodAuto && opt.Level != Fast && inferred >= stagedMinRanks {
 		members := reps
 		if members == nil {
 			members = make([]int, c.Size())
@@ -468,12 +468,16 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 // plogpParams are the PLogP parameters of opt's level.
 func plogpParams(opt Options) dataset.PLogPParams {
 	if opt.Level == Thorough {
-		// The seed's protocol but for the saturation batches: up to
-		// 1,280 messages, not 37,500, whose doubling batches cost 400 s
-		// for one 64 KiB size on a 100 Mbit link when the time per
-		// message never settles within 1% (a real network's noise): the
-		// 66 pairs of 12 hosts took hours.
-		return dataset.PLogPParams{MaxBytes: opt.PLogP.MaxBytes, SatMax: ThoroughSatMax}
+		// The seed's protocol (every size to 1 MiB, midpoints) but for
+		// its costs on a real network, where the time per message never
+		// settles within 1% and every saturation runs to its largest
+		// batch: 37,500 messages cost 400 s for one 64 KiB size on a
+		// 100 Mbit link, and the 66 pairs of 12 hosts took hours. Batches
+		// up to 1,280 messages, g(m) by saturation up to 4 KiB and by
+		// Eq. 3.1 above (as the seed does above its own limit), 8
+		// repetitions: 11 s a pair across a 100 Mbit trunk, 7 minutes for
+		// netaware emu's star-2x6 at most (probe.PLogPCost).
+		return dataset.PLogPParams{MaxBytes: opt.PLogP.MaxBytes, SatMax: ThoroughSatMax, SatMaxBytes: 4 << 10, Reps: 8}
 	}
 	return opt.PLogP
 }

@@ -289,7 +289,17 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 		}
 		if opt.Level != Fast && inferred > 1 {
 			progress("bandwidth map over the tree")
-			if bmap, err = live.BandwidthMap(ctx, sub, tree.Tree, live.DefaultBandwidthParams()); err != nil {
+			bw := live.DefaultBandwidthParams()
+			if staged.noisy {
+				// The rate is the difference of a short and a long
+				// transfer: across a 100 Mbit trunk 1 MiB leaves 63 ms
+				// between them, and a rank descheduled for 10 ms moves
+				// the rate by a fifth (trunks of netaware emu's chains
+				// labelled up to 178 Mbit/s in 6 of 40 runs); 4 MiB
+				// leaves 250 ms.
+				bw.Bytes = stagedBandwidthBytes
+			}
+			if bmap, err = live.BandwidthMap(ctx, sub, tree.Tree, bw); err != nil {
 				return nil, fmt.Errorf("discover: bandwidth map: %w", err)
 			}
 			phase("bandwidth-map", 0)
@@ -1167,6 +1177,10 @@ const ThoroughSatMax = 1280
 // stagedSatMaxBytes is the largest size whose g(m) PLogP measures by
 // saturation at thorough, and at standard on a real network.
 const stagedSatMaxBytes = 4 << 10
+
+// stagedBandwidthBytes is the long transfer of the bandwidth map on a
+// real network.
+const stagedBandwidthBytes = 4 << 20
 
 // plogpEstimate bounds the PLogP campaign of spec: the sum over its pairs
 // of probe.PLogPCost at the pair's round trip (twice the one-way distance

@@ -93,6 +93,15 @@ type Options struct {
 	Method string
 	// Swarm parameterizes the swarm probe (zero: DiscoverSwarmParams).
 	Swarm dataset.SwarmParams
+	// Staged, at the standard and thorough levels with the automatic
+	// method and 8 ranks or more in the inference, first lets 4 of them measure the
+	// noise; where it is a real network's (infer.Additive), the swarm
+	// runs first and the tree is inferred within its bandwidth groups and
+	// between one rank per group (staged.go), which measures far fewer
+	// pairs there. The CLI sets it on real networks; the simulator's
+	// discoveries leave it off, so that their measurements are the ones
+	// their tests know.
+	Staged bool
 }
 
 // DefaultOptions are the standard discovery.
@@ -141,6 +150,12 @@ type Outcome struct {
 	// Warnings are what the measurements contradicted (a host name shared
 	// by ranks that talk over a network), for the user to see.
 	Warnings []string
+	// Estimate is the PLogP phase of a thorough discovery over its
+	// EstimatePairs pairs by the protocol's steps (plogpEstimate), known
+	// before it starts: a bound where the machine is not loaded (on 12
+	// emulated hosts at load 30-52, 8m12s against 8m17s measured).
+	Estimate      time.Duration
+	EstimatePairs int
 }
 
 // Phase is one step's cost on rank 0's clock.
@@ -219,11 +234,36 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 	if reps != nil {
 		inferred = len(reps)
 	}
-	progress(fmt.Sprintf("rtt tree inference over %d ranks", inferred))
 	var (
-		tree live.Result
-		bmap *infer.BandwidthMap
+		tree   live.Result
+		bmap   *infer.BandwidthMap
+		staged stagedResult
+		sec    *dataset.SwarmSection
 	)
+	if opt.Staged && method == MethodAuto && opt.Level != Fast && inferred >= stagedMinRanks {
+		members := reps
+		if members == nil {
+			members = make([]int, c.Size())
+			for i := range members {
+				members[i] = i
+			}
+		}
+		if staged, err = stagedInference(ctx, c, members, opt, phase, progress); err != nil {
+			return nil, err
+		}
+		tree, sec = staged.tree, staged.sec
+		if staged.noisy && opt.Level == Standard {
+			// On a real network no saturation batch settles within 1%,
+			// so every one runs to its largest: 13 s of a standard
+			// pair across a 50 Mbit trunk, 15-42 s of a 12-host
+			// discovery's PLogP (netaware emu's star-3x4, load 40).
+			// Up to 4 KiB, and g(m) by Eq. 3.1 above, as thorough.
+			opt.PLogP.SatMaxBytes = min(opt.PLogP.WithDefaults().SatMaxBytes, stagedSatMaxBytes)
+		}
+	}
+	if !staged.noisy {
+		progress(fmt.Sprintf("rtt tree inference over %d ranks", inferred))
+	}
 	if reps == nil || slices.Contains(reps, me) {
 		sub := c
 		if reps != nil {
@@ -231,23 +271,35 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 				return nil, err
 			}
 		}
-		rtt := opt.RTT
-		if opt.Advance != nil {
-			rtt.Joined = opt.Advance
+		if !staged.noisy {
+			rtt := opt.RTT
+			if opt.Advance != nil {
+				rtt.Joined = opt.Advance
+			}
+			if tree, err = live.Infer(ctx, sub, rtt); err != nil {
+				return nil, fmt.Errorf("discover: rtt tree: %w", err)
+			}
+			if sub.Rank() == 0 {
+				// Only the first rank holds every measurement of the
+				// inference, and only it uses the tree from here on (the
+				// bandwidth map's schedule, the levels).
+				tree.Tree, _ = infer.Refine(tree.Tree, tree.Measured)
+			}
+			phase("rtt-tree", tree.Pairs)
 		}
-		if tree, err = live.Infer(ctx, sub, rtt); err != nil {
-			return nil, fmt.Errorf("discover: rtt tree: %w", err)
-		}
-		if sub.Rank() == 0 {
-			// Only the first rank holds every measurement of the
-			// inference, and only it uses the tree from here on (the
-			// bandwidth map's schedule, the levels).
-			tree.Tree, _ = infer.Refine(tree.Tree, tree.Measured)
-		}
-		phase("rtt-tree", tree.Pairs)
 		if opt.Level != Fast && inferred > 1 {
 			progress("bandwidth map over the tree")
-			if bmap, err = live.BandwidthMap(ctx, sub, tree.Tree, live.DefaultBandwidthParams()); err != nil {
+			bw := live.DefaultBandwidthParams()
+			if staged.noisy {
+				// The rate is the difference of a short and a long
+				// transfer: across a 100 Mbit trunk 1 MiB leaves 63 ms
+				// between them, and a rank descheduled for 10 ms moves
+				// the rate by a fifth (trunks of netaware emu's chains
+				// labelled up to 178 Mbit/s in 6 of 40 runs); 4 MiB
+				// leaves 250 ms.
+				bw.Bytes = stagedBandwidthBytes
+			}
+			if bmap, err = live.BandwidthMap(ctx, sub, tree.Tree, bw); err != nil {
 				return nil, fmt.Errorf("discover: bandwidth map: %w", err)
 			}
 			phase("bandwidth-map", 0)
@@ -276,6 +328,7 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 	// Rank 0 derives the levels and, unless fast, the PLogP schedule every
 	// rank needs.
 	var levels []topo.Level
+	var btree *topo.BandwidthTree
 	var spec *dataset.ScheduleSpec
 	plogp := opt.Level != Fast && c.Size() > 1
 	useSwarm := 0
@@ -292,6 +345,13 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 		if err != nil {
 			return nil, err
 		}
+		if staged.noisy && sec != nil {
+			// The swarm ran first: its levels shape the PLogP schedule.
+			if levels, btree, err = withSwarmLevels(c.Size(), levels, sec, reps, hosts); err != nil {
+				return nil, err
+			}
+			levels = dropNoiseSplits(levels, out.Distance, reps)
+		}
 		// The swarm runs when latency cannot be trusted to find the
 		// switches: no level between hosts and all, or the inference's
 		// round trips spread like a real network's (CPU delays, infer.Additive),
@@ -299,12 +359,16 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 		// signal (on netaware emu's star-2x6, chain-3x4 and chain-4x3 the
 		// latency levels found the switches in 2 of 5 runs, the swarm in
 		// 9 of 9).
-		if method == MethodAuto && len(hosts) >= minSwarmHosts && (opt.Level == Thorough || !hasMiddleLevel(levels, len(hosts)) || infer.Additive(tree.Measured)) {
+		if method == MethodAuto && !staged.noisy && len(hosts) >= minSwarmHosts && (opt.Level == Thorough || !hasMiddleLevel(levels, len(hosts)) || infer.Additive(tree.Measured)) {
 			useSwarm = 1
 		}
 		if plogp {
 			s := plogpSchedule(c.Size(), levels, opt.Level)
 			spec = &s
+			if opt.Level == Thorough {
+				out.Estimate, out.EstimatePairs = plogpEstimate(s, plogpParams(opt), hosts, reps, out.Distance, bmap)
+				progress(fmt.Sprintf("plogp at thorough: %d pairs, about %s (the protocol's steps over the measured round trips and bandwidths, without the machine's load)", out.EstimatePairs, out.Estimate.Round(time.Second)))
+			}
 		}
 		if opt.Resume != nil && opt.Resume.PLogP != nil {
 			if out.Kept, err = resumable(opt.Resume.PLogP, plogpParams(opt), spec); err != nil {
@@ -354,7 +418,6 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 	if err != nil {
 		return nil, fmt.Errorf("discover: swarm decision: %w", err)
 	}
-	var sec *dataset.SwarmSection
 	if len(flag) == 1 && flag[0] == 1 {
 		progress("swarm broadcasts: latency alone cannot be trusted here (no level between hosts and all, real-network noise, or thorough)")
 		if sec, err = swarmPhase(ctx, c, swarmReps, opt); err != nil {
@@ -365,16 +428,11 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 	if me != 0 {
 		return nil, nil
 	}
-	var btree *topo.BandwidthTree
 	if sec != nil {
-		var blevels []topo.Level
-		if blevels, btree, err = swarmLevels(c.Size(), sec, reps, hosts); err != nil {
-			return nil, err
-		}
-		// Bandwidth levels take precedence over latency levels that
-		// cross them, as the bandwidth map's do.
-		for _, l := range blevels {
-			levels = imposeLevel(levels, l)
+		if !staged.noisy {
+			if levels, btree, err = withSwarmLevels(c.Size(), levels, sec, reps, hosts); err != nil {
+				return nil, err
+			}
 		}
 		ds.Swarm = sec
 		if len(reps) != c.Size() {
@@ -391,6 +449,21 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 		for _, m := range ds.PLogP.Pairs {
 			measured[[2]int{min(m.A, m.B), max(m.A, m.B)}] = true
 		}
+	}
+	// The bandwidth map's transfers and the noise check's round trips are
+	// pair measurements too (the swarm's broadcasts are not: no pair is
+	// measured by them, every rank only counts what it received).
+	if bmap != nil {
+		for _, round := range bmap.Rounds {
+			for _, p := range round {
+				a, b := reps[p.A], reps[p.B]
+				measured[[2]int{min(a, b), max(a, b)}] = true
+			}
+		}
+	}
+	for _, m := range staged.probe {
+		a, b := reps[m.A], reps[m.B]
+		measured[[2]int{min(a, b), max(a, b)}] = true
 	}
 	var clk time.Duration
 	for _, p := range out.Phases {
@@ -415,7 +488,16 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 // plogpParams are the PLogP parameters of opt's level.
 func plogpParams(opt Options) dataset.PLogPParams {
 	if opt.Level == Thorough {
-		return dataset.PLogPParams{MaxBytes: opt.PLogP.MaxBytes}
+		// The seed's protocol (every size to 1 MiB, midpoints) but for
+		// its costs on a real network, where the time per message never
+		// settles within 1% and every saturation runs to its largest
+		// batch: 37,500 messages cost 400 s for one 64 KiB size on a
+		// 100 Mbit link, and the 66 pairs of 12 hosts took hours. Batches
+		// up to 1,280 messages, g(m) by saturation up to 4 KiB and by
+		// Eq. 3.1 above (as the seed does above its own limit), 8
+		// repetitions: 11 s a pair across a 100 Mbit trunk, 7 minutes for
+		// netaware emu's star-2x6 at most (probe.PLogPCost).
+		return dataset.PLogPParams{MaxBytes: opt.PLogP.MaxBytes, SatMax: ThoroughSatMax, SatMaxBytes: stagedSatMaxBytes, Reps: 8}
 	}
 	return opt.PLogP
 }
@@ -1073,4 +1155,71 @@ func methodName(sec *dataset.SwarmSection) string {
 		return "rtt-tree+agglomerative+swarm"
 	}
 	return "rtt-tree+agglomerative"
+}
+
+// withSwarmLevels imposes the swarm's bandwidth levels on levels (they
+// take precedence over latency levels that cross them, as the bandwidth
+// map's do) and returns the swarm's bandwidth tree.
+func withSwarmLevels(n int, levels []topo.Level, sec *dataset.SwarmSection, reps []int, hosts [][]int) ([]topo.Level, *topo.BandwidthTree, error) {
+	blevels, btree, err := swarmLevels(n, sec, reps, hosts)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, l := range blevels {
+		levels = imposeLevel(levels, l)
+	}
+	return levels, btree, nil
+}
+
+// ThoroughSatMax is the largest saturation batch of the thorough level.
+const ThoroughSatMax = 1280
+
+// stagedSatMaxBytes is the largest size whose g(m) PLogP measures by
+// saturation at thorough, and at standard on a real network.
+const stagedSatMaxBytes = 4 << 10
+
+// stagedBandwidthBytes is the long transfer of the bandwidth map on a
+// real network.
+const stagedBandwidthBytes = 4 << 20
+
+// plogpEstimate bounds the PLogP campaign of spec: the sum over its pairs
+// of probe.PLogPCost at the pair's round trip (twice the one-way distance
+// the levels were cut from) and bandwidth (the bandwidth map's; 1 Gbit/s
+// where the map has none, shared memory's 2 us and 5 GB/s inside a host).
+// Pairs run in parallel count in full: it is a bound.
+func plogpEstimate(spec dataset.ScheduleSpec, p dataset.PLogPParams, hosts [][]int, reps []int, dist *cluster.Matrix, bmap *infer.BandwidthMap) (time.Duration, int) {
+	plan, err := probe.PlanOf(spec)
+	if err != nil {
+		return 0, 0
+	}
+	hostOf := map[int]int{}
+	for i, h := range hosts {
+		for _, r := range h {
+			hostOf[r] = i
+		}
+	}
+	// The clustered index of each host: reps[i] is the i-th clustered rank.
+	index := map[int]int{}
+	for i, r := range reps {
+		index[hostOf[r]] = i
+	}
+	var total time.Duration
+	pairs := plan.Pairs()
+	for _, pr := range pairs {
+		i, j := index[hostOf[pr.A]], index[hostOf[pr.B]]
+		rtt, bw := 2e-6, 5e9
+		if i != j {
+			rtt, bw = 30e-6, 125e6
+			if dist != nil {
+				rtt = 2 * dist.At(i, j)
+			}
+			if bmap != nil {
+				if b := bmap.Bandwidth(i, j); b > 0 && !math.IsInf(b, 1) {
+					bw = b
+				}
+			}
+		}
+		total += probe.PLogPCost(p, rtt, bw)
+	}
+	return total, len(pairs)
 }

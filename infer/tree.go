@@ -10,6 +10,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -324,4 +325,147 @@ func (t *Tree) Siblings() [][]int {
 	}
 	sort.Slice(out, func(a, b int) bool { return out[a][0] < out[b][0] })
 	return out
+}
+
+// Renamed returns a copy of t in which rank r is names[r]: a tree
+// inferred among a sub-communicator's ranks, in the ranks of the world.
+func (t *Tree) Renamed(names []int) (*Tree, error) {
+	out := &Tree{byRank: make(map[int]int, len(t.byRank)), depths: slices.Clone(t.depths)}
+	out.nodes = slices.Clone(t.nodes)
+	for i, n := range out.nodes {
+		if n.rank < 0 {
+			continue
+		}
+		if n.rank >= len(names) {
+			return nil, fmt.Errorf("infer: rank %d of the tree has no name (%d names)", n.rank, len(names))
+		}
+		r := names[n.rank]
+		if _, dup := out.byRank[r]; dup {
+			return nil, fmt.Errorf("infer: rank %d named twice", r)
+		}
+		out.nodes[i].rank = r
+		out.byRank[r] = i
+	}
+	return out, nil
+}
+
+// Graft hangs sub, a tree inferred within one group of ranks, into t in
+// place of the group's leader: sub's rank 0 (its root, as trees of the
+// inference are rooted at their first rank) is rank names[0] of t, a
+// leaf, and sub's rank i becomes names[i]. The leader keeps its place in
+// t; the point where the group's other ranks branch from it in sub is put
+// on its leaf edge at sub's distance (at most the edge's length), so that
+// distances inside the group are sub's and those from the group to the
+// rest of t run through the leader's edge. It is how discover composes
+// the trees it inferred within bandwidth groups and between one rank per
+// group.
+func (t *Tree) Graft(sub *Tree, names []int) error {
+	if len(sub.nodes) == 0 || sub.nodes[0].rank != 0 {
+		return fmt.Errorf("infer: graft: the group's tree is not rooted at its rank 0")
+	}
+	if len(names) == 0 {
+		return fmt.Errorf("infer: graft: no names")
+	}
+	x, ok := t.byRank[names[0]]
+	if !ok {
+		return fmt.Errorf("infer: graft: rank %d is not in the tree", names[0])
+	}
+	for _, r := range sub.Ranks() {
+		if r >= len(names) {
+			return fmt.Errorf("infer: graft: rank %d of the group has no name (%d names)", r, len(names))
+		}
+		if r > 0 && t.Has(names[r]) {
+			return fmt.Errorf("infer: graft: rank %d is already in the tree", names[r])
+		}
+	}
+	if len(sub.nodes) == 1 {
+		return nil // a group of one: its leader is all of it
+	}
+	// The leader's one neighbour in t, and the length of that edge.
+	y, lt := t.nodes[x].parent, t.nodes[x].up
+	if y < 0 {
+		for i, n := range t.nodes {
+			if n.parent == x {
+				y, lt = i, n.up
+				break
+			}
+		}
+	}
+	if y < 0 {
+		return fmt.Errorf("infer: graft: rank %d is alone in the tree", names[0])
+	}
+	children := make([][]int, len(sub.nodes))
+	for i, n := range sub.nodes {
+		if n.parent >= 0 {
+			children[n.parent] = append(children[n.parent], i)
+		}
+	}
+	if len(children[0]) != 1 {
+		return fmt.Errorf("infer: graft: the group's leader has %d neighbours", len(children[0]))
+	}
+	c := children[0][0]
+	lc := sub.nodes[c].up
+	mapped := make([]int, len(sub.nodes))
+	mapped[0] = x
+	extra := 0.0 // added to the edges below c when c becomes the new switch
+	// The branching point: a new switch on the leader's edge, or the
+	// switch at its end when it lies that far (no copy of it at distance
+	// zero).
+	at := func(d float64) int {
+		if d >= lt && t.nodes[y].rank < 0 {
+			return y
+		}
+		return t.splitEdge(x, y, d)
+	}
+	if sub.nodes[c].rank < 0 {
+		d := math.Min(lc, lt)
+		mapped[c] = at(d)
+		extra = lc - d
+	} else {
+		// Two ranks: the branching point is somewhere on the path
+		// between them; put it halfway, within the leader's edge.
+		d := math.Min(lc/2, lt)
+		t.attach(at(d), names[sub.nodes[c].rank], lc-d)
+		return nil
+	}
+	queue := []int{c}
+	for k := 0; k < len(queue); k++ {
+		u := queue[k]
+		for _, v := range children[u] {
+			up := sub.nodes[v].up
+			if u == c {
+				up += extra
+			}
+			if r := sub.nodes[v].rank; r >= 0 {
+				t.attach(mapped[u], names[r], up)
+				continue
+			}
+			mapped[v] = len(t.nodes)
+			t.nodes = append(t.nodes, node{rank: -1, parent: mapped[u], up: up})
+			t.depths = append(t.depths, t.depths[mapped[u]]+1)
+			queue = append(queue, v)
+		}
+	}
+	return nil
+}
+
+// TreeOf builds a tree from its nodes: node i holds rank[i] (-1 for a
+// switch), hangs from parent[i] (-1 for node 0 alone, the root, which
+// must be a rank) over an edge of up[i] seconds. It is how a caller
+// states a tree's shape that it knows from elsewhere (discover: the
+// swarm's bandwidth tree between groups), checked as a received tree is.
+func TreeOf(rank, parent []int, up []float64) (*Tree, error) {
+	if len(rank) == 0 || len(parent) != len(rank) || len(up) != len(rank) {
+		return nil, fmt.Errorf("infer: tree of %d ranks, %d parents and %d lengths", len(rank), len(parent), len(up))
+	}
+	if rank[0] < 0 {
+		return nil, fmt.Errorf("infer: the root of a tree must be a rank")
+	}
+	b := make([]byte, 0, EncodedSize(len(rank)))
+	for i := range rank {
+		b = binary.LittleEndian.AppendUint32(b, uint32(int32(rank[i])))
+		b = binary.LittleEndian.AppendUint32(b, uint32(int32(parent[i])))
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(up[i]))
+	}
+	return UnmarshalTree(b)
 }

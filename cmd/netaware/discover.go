@@ -76,7 +76,12 @@ infer the topology together, and rank 0 writes into --out:
 The steps: identity exchange; RTT tree inference (seed 002: O(N d) pair
 measurements, the tree handed from rank to rank); at --level standard, PLogP
 between representatives of every group and group pair (seed 004), at
-thorough between all pairs; levels cut from the tree's latency dendrogram.
+thorough between all pairs (with a bound on its duration printed before it
+starts); levels cut from the tree's latency dendrogram. On a real network
+(not --platform), 4 ranks first measure the noise; where it is a real
+network's, swarm broadcasts group the ranks by bandwidth first and the RTT
+tree is inferred within each group and between one rank per group, which
+measures far fewer pairs (docs/emu.md).
 
 Without --blind, ranks reporting one host name are one host (and one socket
 when they report it), and one rank per host joins the inference; with
@@ -152,6 +157,9 @@ func (o *discoverOptions) run(ctx context.Context) error {
 			fmt.Fprintf(notices, "netaware discover: no --platform and no launcher: running on the built-in simulated platform %s\n", defaultPlatform)
 		}
 	}
+	// On a real network (not the simulator) the noise check decides
+	// whether the swarm's bandwidth groups come first (discover.Options.Staged).
+	opt.Staged = wf.platform == ""
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}

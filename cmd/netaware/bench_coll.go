@@ -332,7 +332,7 @@ func printBench(w io.Writer, res *collBench) {
 			if v == 0 {
 				row = append(row, "-")
 			} else {
-				row = append(row, fmtSec(v))
+				row = append(row, units.FormatTime(v))
 			}
 		}
 		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
@@ -348,16 +348,16 @@ func printBench(w io.Writer, res *collBench) {
 		for _, c := range res.Tuned {
 			def, defS := "-", "-"
 			if c.CommDefault != "" {
-				def, defS = c.CommDefault, fmtSec(c.CommDefaultS)
+				def, defS = c.CommDefault, units.FormatTime(c.CommDefaultS)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", units.FormatSize(int64(c.Bytes)), c.Tuned, fmtSec(c.TunedS), def, defS)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", units.FormatSize(int64(c.Bytes)), c.Tuned, units.FormatTime(c.TunedS), def, defS)
 		}
 		tw.Flush()
 		return
 	}
 	fmt.Fprintln(tw, "size\ttuned\ttime\tompi-fixed\tspeed-up")
 	for _, c := range res.Tuned {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2fx\n", units.FormatSize(int64(c.Bytes)), c.Tuned, fmtSec(c.TunedS), fmtSec(c.BaselineS), c.Speedup)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2fx\n", units.FormatSize(int64(c.Bytes)), c.Tuned, units.FormatTime(c.TunedS), units.FormatTime(c.BaselineS), c.Speedup)
 	}
 	tw.Flush()
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -11,6 +10,7 @@ import (
 
 	"netaware/coll"
 	"netaware/comm"
+	"netaware/metrics"
 	"netaware/units"
 )
 
@@ -100,9 +100,7 @@ func (o *swarmOptions) run(ctx context.Context) error {
 	}
 	out := swarmBench{World: describeWorld(info), Ranks: info.Size, Bytes: m, Rounds: o.reps}
 	for i, a := range list {
-		s := append([]float64(nil), times[i]...)
-		sort.Float64s(s)
-		out.Series = append(out.Series, swarmBenchAlgo{Algorithm: a.String(), TimesS: times[i], MedianS: s[len(s)/2]})
+		out.Series = append(out.Series, swarmBenchAlgo{Algorithm: a.String(), TimesS: times[i], MedianS: metrics.Median(times[i])})
 	}
 	w := o.out
 	if o.asJSON {

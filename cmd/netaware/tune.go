@@ -697,8 +697,6 @@ func keepPartialTune(w io.Writer, dir string, rep *tune.Report) {
 	fmt.Fprintf(w, "kept the %d measurements finished in %s (no decision made; decide with --from)\n", len(rep.Measurements), path)
 }
 
-func fmtSec(s float64) string { return platform.FormatTime(s) }
-
 // printChoices prints the per-size choices for people.
 func printChoices(w io.Writer, rep *tune.Report) {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
@@ -706,7 +704,7 @@ func printChoices(w io.Writer, rep *tune.Report) {
 	for _, c := range rep.Choices {
 		blind := "-"
 		if c.BestBlind != nil {
-			blind = fmt.Sprintf("%s %s", c.BestBlind.Label, fmtSec(c.BestBlind.MeanS))
+			blind = fmt.Sprintf("%s %s", c.BestBlind.Label, units.FormatTime(c.BestBlind.MeanS))
 		}
 		lib := func(l *tune.LibChoice) string {
 			if l == nil {
@@ -722,9 +720,9 @@ func printChoices(w io.Writer, rep *tune.Report) {
 		}
 		base, speed := "-", "-"
 		if c.Baseline.Label != "" {
-			base, speed = c.Baseline.Label+" "+fmtSec(c.Baseline.MeanS), fmt.Sprintf("%.2fx", c.Speedup)
+			base, speed = c.Baseline.Label+" "+units.FormatTime(c.Baseline.MeanS), fmt.Sprintf("%.2fx", c.Speedup)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Collective, c.Ranks, units.FormatSize(int64(c.Bytes)), c.Best.Label, fmtSec(c.Best.MeanS),
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Collective, c.Ranks, units.FormatSize(int64(c.Bytes)), c.Best.Label, units.FormatTime(c.Best.MeanS),
 			base, speed, blind, lib(c.OMPI), lib(c.MPICH))
 	}
 	tw.Flush()

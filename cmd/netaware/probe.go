@@ -8,7 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -95,38 +95,24 @@ func addCampaignFlags(cmd *cobra.Command) *campaignFlags {
 	return cf
 }
 
-// parseRankList parses "0-7,12" (nil for "").
+// parseRankList reads a --ranks/--nodes list ("0-7,12"; nil for "") as
+// ascending distinct ranks. An empty item (",", "1,,2") is refused, which
+// topo.ParseRanks, made for hand-written files, lets pass.
 func parseRankList(s string) ([]int, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, nil
 	}
-	seen := map[int]bool{}
-	var out []int
 	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, err := strconv.Atoi(lo)
-		if err != nil || a < 0 {
-			return nil, fmt.Errorf("rank list %q: bad rank %q", s, part)
-		}
-		b := a
-		if isRange {
-			if b, err = strconv.Atoi(hi); err != nil || b < a {
-				return nil, fmt.Errorf("rank list %q: bad range %q", s, part)
-			}
-		}
-		if b-a > 1<<20 {
-			return nil, fmt.Errorf("rank list %q: range %q too long", s, part)
-		}
-		for r := a; r <= b; r++ {
-			if !seen[r] {
-				seen[r] = true
-				out = append(out, r)
-			}
+		if strings.TrimSpace(part) == "" {
+			return nil, fmt.Errorf("rank list %q: bad rank: an empty item", s)
 		}
 	}
-	sort.Ints(out)
-	return out, nil
+	out, err := topo.ParseRanks(s)
+	if err != nil {
+		return nil, fmt.Errorf("rank list %q: %v", s, err)
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
 }
 
 func parseSize(flag, s string) (int, error) {

@@ -115,7 +115,11 @@ const AdditiveSpread = 0.02
 // Additive tells whether measurements show CPU delays rather than jitter
 // proportional to the path: their median relative spread (Max-Min)/Min
 // exceeds AdditiveSpread.
-func Additive(ms []Measurement) bool {
+func Additive(ms []Measurement) bool { return RelativeSpread(ms) > AdditiveSpread }
+
+// RelativeSpread is the median relative spread (Max-Min)/Min of the
+// measurements (0 for none).
+func RelativeSpread(ms []Measurement) float64 {
 	v := make([]float64, 0, len(ms))
 	for _, m := range ms {
 		if m.RTT.Min > 0 {
@@ -123,10 +127,10 @@ func Additive(ms []Measurement) bool {
 		}
 	}
 	if len(v) == 0 {
-		return false
+		return 0
 	}
 	sort.Float64s(v)
-	return v[len(v)/2] > AdditiveSpread
+	return v[len(v)/2]
 }
 
 // DefaultNoiseFactor is the default NoiseFactor: with the simulator's
@@ -437,7 +441,7 @@ func (ad *Adder) Add(t *Tree, first int) error {
 			}
 			x = t.splitEdge(path[at], path[at+1], off)
 			t.attach(x, ad.H, ra.Min/2-pos)
-			ad.refit(t, relTol, abs)
+			ad.refit(t, relTol, abs, additive)
 			return nil
 		}
 		x = sw
@@ -463,7 +467,7 @@ func (ad *Adder) Add(t *Tree, first int) error {
 		}
 	}
 	t.attach(x, ad.H, ra.Min/2-t.nodeDistance(t.byRank[a], x))
-	ad.refit(t, relTol, abs)
+	ad.refit(t, relTol, abs, additive)
 	return nil
 }
 
@@ -480,7 +484,7 @@ func (ad *Adder) Add(t *Tree, first int) error {
 // tree then put 19.9 us away; every later host of that switch was placed
 // from the wrong tree. Refitting puts it at the leaf switch, where all its
 // measurements agree.
-func (ad *Adder) refit(t *Tree, relTol, abs float64) {
+func (ad *Adder) refit(t *Tree, relTol, abs float64, additive bool) {
 	if len(ad.Known) < 3 {
 		return
 	}
@@ -508,7 +512,7 @@ func (ad *Adder) refit(t *Tree, relTol, abs float64) {
 		return
 	}
 	g := newAdjTree(t)
-	if g.replace(ad.H, peers) {
+	if g.replace(ad.H, peers, !additive) {
 		*t = *g.tree(t.nodes[0].rank)
 		ad.Refitted++
 	}

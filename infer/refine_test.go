@@ -213,3 +213,46 @@ func TestRefineKeepsRanksLeaves(t *testing.T) {
 		}
 	}
 }
+
+// A rank of a socket (switch S, 150 ns links, the other socket S' 150 ns
+// beyond the host's switch Y) has measured its socket-mates at 300 ns, the
+// other socket at 600 ns, and four hosts behind a 5 us uplink 250 ns
+// closer than the tree has them (the far edges carry the error of far
+// measurements). In absolute deviation the four far pairs outvote the
+// near ones and pull the rank out of its socket up to Y; weighed by the
+// inverse of their distance (relative jitter), the near pairs keep it.
+func TestReplaceWeighsNearPairsUnderRelativeJitter(t *testing.T) {
+	const ns = 1e-9
+	build := func() *adjTree {
+		return newAdjTree(handTree(
+			node{rank: 0, parent: -1},                // 0
+			node{rank: -1, parent: 0, up: 150 * ns},  // 1: S
+			node{rank: 1, parent: 1, up: 150 * ns},   // 2
+			node{rank: 2, parent: 1, up: 150 * ns},   // 3
+			node{rank: 3, parent: 1, up: 150 * ns},   // 4
+			node{rank: -1, parent: 1, up: 150 * ns},  // 5: Y
+			node{rank: -1, parent: 5, up: 150 * ns},  // 6: S'
+			node{rank: 4, parent: 6, up: 150 * ns},   // 7
+			node{rank: -1, parent: 5, up: 5000 * ns}, // 8: far switch
+			node{rank: 10, parent: 8, up: 5000 * ns},
+			node{rank: 11, parent: 8, up: 5000 * ns},
+			node{rank: 12, parent: 8, up: 5000 * ns},
+			node{rank: 13, parent: 8, up: 5000 * ns},
+		))
+	}
+	rtt := func(oneWay, spread float64) RTT { return RTT{Min: 2 * oneWay * ns, Max: 2 * (oneWay + spread) * ns} }
+	peers := map[int]RTT{0: rtt(300, 0.5), 2: rtt(300, 0.5), 3: rtt(300, 0.5), 4: rtt(600, 1)}
+	for _, far := range []int{10, 11, 12, 13} {
+		peers[far] = rtt(10300-250, 10)
+	}
+	if !build().replace(1, peers, false) {
+		t.Errorf("with equal weights rank 1 stayed in its socket; the test's far pairs no longer outvote the near ones")
+	}
+	g := build()
+	if g.replace(1, peers, true) {
+		t.Errorf("weighed by distance, rank 1 left its socket")
+	}
+	if d := g.tree(0).Distance(1, 2); math.Abs(d-300*ns) > 1e-12 {
+		t.Errorf("rank 1 to its socket-mate: %g ns, want 300", d/ns)
+	}
+}

@@ -44,6 +44,13 @@ func newCommunicator(ep Endpoint, cid uint64, members []int, rank int) *communic
 	return &communicator{ep: ep, cid: cid, size: len(members), members: members, local: local, rank: rank, subs: map[uint64]int{}}
 }
 
+// SerialMemory tells whether the endpoint's ranks of this process never
+// touch buffers at the same time (see Scratch).
+func (c *communicator) SerialMemory() bool {
+	s, ok := c.ep.(SerialMemory)
+	return ok && s.SerialMemory()
+}
+
 // world maps a rank of this communicator to a world rank.
 func (c *communicator) world(r int) int {
 	if c.members == nil {

@@ -24,3 +24,16 @@ func TestDup(t *testing.T) {
 		}
 	}
 }
+
+// TestScratchOwnBuffers: a transport without serial memory gets a buffer
+// of its own per call.
+func TestScratchOwnBuffers(t *testing.T) {
+	c := &communicator{cid: WorldContext, size: 2, subs: map[uint64]int{}}
+	a, b := Scratch(c, 64), Scratch(c, 64)
+	if len(a) != 64 || len(b) != 64 || &a[0] == &b[0] {
+		t.Fatalf("buffers of %d and %d bytes, shared %v", len(a), len(b), &a[0] == &b[0])
+	}
+	if Scratch(c, 0) != nil {
+		t.Fatal("0 bytes: a buffer")
+	}
+}

@@ -381,3 +381,38 @@ func Dup(c Comm) (Comm, error) {
 	prefixes.Unlock()
 	return c.Sub(all)
 }
+
+// scratch backs Scratch.
+var scratch struct {
+	sync.Mutex
+	b []byte
+}
+
+// SerialMemory is implemented by endpoints whose ranks of one process never
+// touch message buffers at the same time: the simulator runs one rank at a
+// time and copies messages while every rank waits.
+type SerialMemory interface {
+	SerialMemory() bool
+}
+
+// Scratch returns n bytes for transfers whose contents do not matter
+// (benchmarks time them): on a transport whose endpoints report
+// SerialMemory, one buffer of the process that every rank shares, written
+// by any of them; elsewhere a buffer of the caller's own. A simulated
+// world of 512 ranks broadcasting 4 MiB would otherwise hold 2 GB of
+// receive buffers, and a message sent from the buffer it is received into
+// is not copied at all.
+func Scratch(c Comm, n int) []byte {
+	if n <= 0 {
+		return nil
+	}
+	if s, ok := c.(SerialMemory); !ok || !s.SerialMemory() {
+		return make([]byte, n)
+	}
+	scratch.Lock()
+	defer scratch.Unlock()
+	if len(scratch.b) < n {
+		scratch.b = make([]byte, n)
+	}
+	return scratch.b[:n:n]
+}

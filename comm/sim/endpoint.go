@@ -20,6 +20,10 @@ func (r *rank) Size() int               { return len(r.k.ranks) }
 func (r *rank) Now() time.Duration      { return seconds(r.k.now) }
 func (r *rank) Identity() comm.Identity { return r.ident }
 
+// SerialMemory: one rank runs at a time, and the kernel copies messages
+// while every rank waits (comm.Scratch).
+func (r *rank) SerialMemory() bool { return true }
+
 // Spin busy-waits d of virtual time. Once the run is aborted, Spin ends the
 // rank (runtime.Goexit, deferred calls run): it cannot report the failure,
 // and a loop of Spins waiting for time to pass would otherwise never end.

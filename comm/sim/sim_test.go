@@ -540,3 +540,29 @@ func TestEagerResendsKeepTheirBytes(t *testing.T) {
 		return nil
 	})
 }
+
+// TestScratchShared: the simulator's ranks share one scratch buffer (one
+// rank runs at a time) of the size each asks, and a communicator of
+// another transport gets a buffer per call.
+func TestScratchShared(t *testing.T) {
+	p, err := platform.Load("zhu-2racks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := func(r int) int { return 1 << 20 >> (r % 3) }
+	bufs := make([][]byte, 6)
+	_, err = Run(context.Background(), p, Options{}, func(ctx context.Context, c comm.Comm) error {
+		if c.Rank() < len(bufs) {
+			bufs[c.Rank()] = comm.Scratch(c, size(c.Rank()))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r, b := range bufs {
+		if len(b) != size(r) || &b[0] != &bufs[0][0] {
+			t.Fatalf("rank %d: %d bytes at %p, rank 0's at %p", r, len(b), &b[0], &bufs[0][0])
+		}
+	}
+}

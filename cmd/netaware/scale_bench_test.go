@@ -24,8 +24,10 @@ import (
 // at the fast and standard levels, blind and with host names. Each run is
 // one process of the built command, so that its CPU time and peak RSS are
 // its own (getrusage of the child); virtual time and pairs measured come
-// from its topology.json. After the sizes of one family it logs the
-// growth exponent of CPU time and of pairs (least squares on log-log).
+// from its topology.json. From the second size of a family on, each run
+// also reports the growth exponents fitted over the family's sizes so far
+// (least squares on log-log): cpu-exp, rss-exp and pairs-exp against the
+// ranks, cpu-pairs-exp of CPU time against the pairs.
 //
 // Opt-in, it takes minutes to hours (docs/scaling.md has the figures):
 //
@@ -68,10 +70,15 @@ func BenchmarkDiscoverScale(b *testing.B) {
 									b.ReportMetric(r.virtual, "virtual-s")
 									b.ReportMetric(float64(r.pairs), "pairs")
 									b.ReportMetric(r.wall.Seconds(), "wall-s/op")
+									if len(runs) >= 2 {
+										// Fitted over this family's sizes so far.
+										g := growth(runs)
+										b.ReportMetric(g.cpu, "cpu-exp")
+										b.ReportMetric(g.rss, "rss-exp")
+										b.ReportMetric(g.pairs, "pairs-exp")
+										b.ReportMetric(g.cpuPerPair, "cpu-pairs-exp")
+									}
 								})
-							}
-							if len(runs) >= 2 {
-								b.Logf("%s %s %s: %s", shape, level, mode, growthSummary(runs))
 							}
 						})
 					}
@@ -182,8 +189,11 @@ func growthExponent(x, y []float64) float64 {
 	return slope
 }
 
-// growthSummary fits CPU time, peak RSS and pairs against the ranks.
-func growthSummary(runs []scaleRun) string {
+// exponents are a family's growth: CPU time, peak RSS and pairs against
+// the ranks, and CPU time against the pairs.
+type exponents struct{ cpu, rss, pairs, cpuPerPair float64 }
+
+func growth(runs []scaleRun) exponents {
 	var n, cpu, rss, pairs []float64
 	for _, r := range runs {
 		n = append(n, float64(r.ranks))
@@ -191,8 +201,7 @@ func growthSummary(runs []scaleRun) string {
 		rss = append(rss, float64(r.peakRSS))
 		pairs = append(pairs, float64(r.pairs))
 	}
-	return fmt.Sprintf("growth exponents over %d sizes: CPU ~ N^%.2f, peak RSS ~ N^%.2f, pairs ~ N^%.2f, CPU ~ pairs^%.2f",
-		len(runs), growthExponent(n, cpu), growthExponent(n, rss), growthExponent(n, pairs), growthExponent(pairs, cpu))
+	return exponents{growthExponent(n, cpu), growthExponent(n, rss), growthExponent(n, pairs), growthExponent(pairs, cpu)}
 }
 
 // TestGrowthExponent: exact power laws give their exponent, points that
@@ -211,6 +220,11 @@ func TestGrowthExponent(t *testing.T) {
 	// 2x per 4x of x, with one run that failed to report (0).
 	if got := growthExponent([]float64{1, 4, 16, 64}, []float64{1, 2, 0, 8}); math.Abs(got-0.5) > 1e-9 {
 		t.Errorf("square root with a zero: exponent %g", got)
+	}
+	g := growth([]scaleRun{{ranks: 256, cpu: time.Second, peakRSS: 1 << 20, pairs: 100}, {ranks: 1024, cpu: 16 * time.Second, peakRSS: 4 << 20, pairs: 400}})
+	want := exponents{2, 1, 1, 2}
+	if math.Abs(g.cpu-want.cpu)+math.Abs(g.rss-want.rss)+math.Abs(g.pairs-want.pairs)+math.Abs(g.cpuPerPair-want.cpuPerPair) > 1e-9 {
+		t.Errorf("growth of 4x the ranks, 16x CPU, 4x RSS and pairs: %+v", g)
 	}
 	if got := growthExponent([]float64{1}, []float64{1}); !math.IsNaN(got) {
 		t.Errorf("one point: exponent %g, want NaN", got)

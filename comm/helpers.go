@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"unsafe"
 )
 
 // Barrier blocks until every rank of c has entered it (dissemination
@@ -415,4 +416,21 @@ func Scratch(c Comm, n int) []byte {
 		scratch.b = make([]byte, n)
 	}
 	return scratch.b[:n:n]
+}
+
+// InScratch tells whether b lies in the shared scratch buffer of Scratch:
+// a transport may then send it without a copy of its own (the simulator's
+// eager messages), since nobody reads what it holds.
+func InScratch(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	scratch.Lock()
+	defer scratch.Unlock()
+	if len(scratch.b) == 0 {
+		return false
+	}
+	lo := uintptr(unsafe.Pointer(unsafe.SliceData(scratch.b)))
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return p >= lo && p+uintptr(len(b)) <= lo+uintptr(len(scratch.b))
 }

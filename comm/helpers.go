@@ -40,9 +40,10 @@ func SubsetBarrier(ctx context.Context, c Comm, ranks []int) error {
 }
 
 // dissemination runs the barrier among the n members member(0..n-1)
-// (ranks of c); me is the caller's index among them. Messages of consecutive barriers cannot be
-// confused: within one barrier each round has a distinct source, and
-// messages from one source are matched in order.
+// (ranks of c); me is the caller's index among them. Messages of
+// consecutive barriers cannot be confused: within one barrier each round
+// has a distinct source, and messages from one source are matched in
+// order.
 func dissemination(ctx context.Context, c Comm, n int, member func(int) int, me, tag int) error {
 	var token [1]byte
 	for k := 1; k < n; k *= 2 {

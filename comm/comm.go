@@ -29,6 +29,8 @@ const (
 	tagSubsetBarrier = -3
 	tagIdentity      = -4
 	tagBcast         = -5
+	tagGather        = -6
+	tagScatter       = -7
 	// SystemTagBase is the first tag of the range libraries above comm may
 	// use for their own protocols: SystemTag(0), SystemTag(1), ...
 	systemTagBase = -1024

@@ -39,3 +39,27 @@ func TestSubContextsDiffer(t *testing.T) {
 		t.Fatal("out-of-range rank accepted")
 	}
 }
+
+// TestSubPrefixContexts: the prefix lists of the world (hashed by length
+// alone) still get a context per call and per length, and a rank past
+// the prefix is not a member.
+func TestSubPrefixContexts(t *testing.T) {
+	c := &communicator{cid: WorldContext, size: 4, rank: 1, subs: map[uint64]int{}}
+	a, err := c.Sub([]int{0, 1, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := c.Sub([]int{0, 1, 2})
+	d, _ := c.Sub([]int{0, 1, 2, 3})
+	e, _ := c.Sub([]int{0, 2, 1})
+	ca, cb, cd, ce := a.(*communicator).cid, b.(*communicator).cid, d.(*communicator).cid, e.(*communicator).cid
+	if ca == cb || ca == cd || cb == cd || ca == ce || ca == WorldContext {
+		t.Fatalf("contexts not distinct: %x %x %x %x", ca, cb, cd, ce)
+	}
+	if a.Size() != 3 || a.Rank() != 1 || e.Rank() != 2 {
+		t.Fatalf("size %d rank %d, rank %d in the permuted list", a.Size(), a.Rank(), e.Rank())
+	}
+	if _, err := c.Sub([]int{0}); err != ErrNotMember {
+		t.Fatalf("rank 1 in Sub([0]): %v", err)
+	}
+}

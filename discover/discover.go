@@ -539,64 +539,33 @@ func resumable(sec *dataset.PLogPSection, params dataset.PLogPParams, spec *data
 // placeholder). It returns a
 // warning naming the first such rank, or "" (on every rank).
 func checkHostNames(ctx context.Context, c comm.Comm, hosts [][]int, measured []live.Measurement) (string, error) {
-	all := make([]int, c.Size())
-	for i := range all {
-		all[i] = i
-	}
-	dup, err := c.Sub(all)
+	dup, err := comm.Dup(c)
 	if err != nil {
 		return "", err
 	}
-	// Rank 0 tells every rank its part, point to point so that no rank
-	// holds the whole plan: a host's first rank gets its host-mates, a
-	// mate gets its first rank, a rank alone on its host nothing.
-	const tagPlan, tagResult = 6, 7
+	// Rank 0 tells every rank its part (a scatter, so that no rank holds
+	// the whole plan and rank 0 does not send N messages at once): a
+	// host's first rank gets its host-mates, a mate gets its first rank, a
+	// rank alone on its host nothing.
 	var pairs []int // on rank 0: rep, mate, rep, mate, ...
-	var peers []int // this rank's part
+	var parts [][]byte
 	if dup.Rank() == 0 {
-		parts := make([][]int, dup.Size())
+		parts = make([][]byte, dup.Size())
 		for _, h := range hosts {
 			for _, m := range h[1:] {
 				pairs = append(pairs, h[0], m)
-				parts[h[0]] = append(parts[h[0]], m)
-				parts[m] = []int{h[0]}
+				parts[h[0]] = binary.LittleEndian.AppendUint32(parts[h[0]], uint32(m))
+				parts[m] = binary.LittleEndian.AppendUint32(nil, uint32(h[0]))
 			}
 		}
-		peers = parts[0]
-		for r := 1; r < dup.Size(); r++ {
-			// A count, then the part: a rank's buffer is the size of its part.
-			b := binary.LittleEndian.AppendUint32(nil, uint32(len(parts[r])))
-			if err := dup.Send(ctx, r, tagPlan, b); err != nil {
-				return "", err
-			}
-			if len(parts[r]) == 0 {
-				continue
-			}
-			b = b[:0]
-			for _, x := range parts[r] {
-				b = binary.LittleEndian.AppendUint32(b, uint32(x))
-			}
-			if err := dup.Send(ctx, r, tagPlan, b); err != nil {
-				return "", err
-			}
-		}
-	} else {
-		var head [4]byte
-		if _, err := dup.Recv(ctx, 0, tagPlan, head[:]); err != nil {
-			return "", err
-		}
-		if n := binary.LittleEndian.Uint32(head[:]); n > 0 {
-			if n >= uint32(dup.Size()) {
-				return "", fmt.Errorf("rank 0 announces %d host-mates in a world of %d", n, dup.Size())
-			}
-			b := make([]byte, 4*n)
-			if _, err := dup.Recv(ctx, 0, tagPlan, b); err != nil {
-				return "", err
-			}
-			for k := 0; k < len(b); k += 4 {
-				peers = append(peers, int(binary.LittleEndian.Uint32(b[k:])))
-			}
-		}
+	}
+	b, err := comm.ScatterBytes(ctx, dup, parts, 4*dup.Size())
+	if err != nil {
+		return "", err
+	}
+	var peers []int // this rank's part
+	for k := 0; k+4 <= len(b); k += 4 {
+		peers = append(peers, int(binary.LittleEndian.Uint32(b[k:])))
 	}
 	me := dup.Rank()
 	prm := dataset.RTTParams{Rounds: 2, MaxExchanges: 10, Stale: 5}
@@ -620,32 +589,16 @@ func checkHostNames(ctx context.Context, c comm.Comm, hosts [][]int, measured []
 	// The first ranks send their results to rank 0, which decides for
 	// everyone.
 	var verdict []byte
-	if me != 0 {
-		if len(mine) > 0 {
-			if err := dup.Send(ctx, 0, tagResult, mine); err != nil {
-				return "", err
-			}
-		}
-	} else {
+	results, err := comm.GatherBytesRoot(ctx, dup, mine, 12*dup.Size())
+	if err != nil {
+		return "", err
+	}
+	if me == 0 {
 		got := map[int]float64{} // mate -> RTT to its rep
-		read := func(b []byte) {
+		for _, b := range results {
 			for ; len(b) >= 12; b = b[12:] {
 				got[int(binary.LittleEndian.Uint32(b))] = math.Float64frombits(binary.LittleEndian.Uint64(b[4:]))
 			}
-		}
-		read(mine)
-		senders := map[int]int{}
-		for k := 0; k+1 < len(pairs); k += 2 {
-			if pairs[k] != 0 {
-				senders[pairs[k]] += 12
-			}
-		}
-		for src, n := range senders {
-			b := make([]byte, n)
-			if _, err := dup.Recv(ctx, src, tagResult, b); err != nil {
-				return "", err
-			}
-			read(b)
 		}
 		network := math.Inf(1)
 		for _, m := range measured {

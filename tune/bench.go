@@ -72,8 +72,6 @@ var Baseline = coll.OMPIFixed
 const (
 	defaultReps   = 10
 	defaultWarmup = 2
-	// Tag of the harness's own messages (a system tag, never a user's).
-	tagResults = 7302
 )
 
 func (c *BenchConfig) reps() (int, int) {
@@ -221,7 +219,7 @@ func runOne(ctx context.Context, c comm.Comm, cfg BenchConfig, a coll.Algorithm,
 		s, err := r.BuildEnv(p, cfg.Root, coll.Env{Topo: t, Cost: cfg.Cost, Bytes: size})
 		var run func(context.Context, comm.Comm) error
 		if err == nil {
-			run, err = cfg.Collective.op(s, c.Rank(), p, size)
+			run, err = cfg.Collective.op(c, s, p, size)
 		}
 		if err != nil {
 			ms[i].Err = err.Error()
@@ -278,18 +276,19 @@ func gatherMax(ctx context.Context, c comm.Comm, root int, vals []float64) ([]fl
 	for i, v := range vals {
 		binary.LittleEndian.PutUint64(enc[8*i:], math.Float64bits(v))
 	}
-	tag := comm.SystemTag(tagResults)
-	if c.Rank() != root {
-		return nil, c.Send(ctx, root, tag, enc)
+	if root != 0 {
+		return nil, fmt.Errorf("tune: results gathered at rank %d: only rank 0 is supported", root)
+	}
+	// Along a binomial tree: every rank sending to rank 0 at once is N
+	// flows on one link, which the simulator re-solves at each event.
+	parts, err := comm.GatherBytesRoot(ctx, c, enc, 8*n)
+	if err != nil || c.Rank() != 0 {
+		return nil, err
 	}
 	worst := slices.Clone(vals)
-	in := make([]byte, 8*n)
-	for r := range c.Size() {
-		if r == root {
-			continue
-		}
-		if _, err := c.Recv(ctx, r, tag, in); err != nil {
-			return nil, fmt.Errorf("results from rank %d: %w", r, err)
+	for r, in := range parts[1:] {
+		if len(in) != 8*n {
+			return nil, fmt.Errorf("results from rank %d: %d bytes, want %d", r+1, len(in), 8*n)
 		}
 		for i := range n {
 			worst[i] = math.Max(worst[i], math.Float64frombits(binary.LittleEndian.Uint64(in[8*i:])))

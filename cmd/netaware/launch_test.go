@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 }
 
 // netawareBinary returns the path of this command, built on first use.
-func netawareBinary(t *testing.T) string {
+func netawareBinary(t testing.TB) string {
 	t.Helper()
 	built.once.Do(func() {
 		if built.dir, built.err = os.MkdirTemp("", "netaware-test-bin"); built.err != nil {

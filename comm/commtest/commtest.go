@@ -33,6 +33,7 @@ func Run(t *testing.T, run Runner, sizes ...int) {
 	for _, n := range sizes {
 		t.Run(fmt.Sprintf("Barriers/%d", n), func(t *testing.T) { Barriers(t, run, n) })
 		t.Run(fmt.Sprintf("Identities/%d", n), func(t *testing.T) { Identities(t, run, n) })
+		t.Run(fmt.Sprintf("GatherScatter/%d", n), func(t *testing.T) { GatherScatter(t, run, n) })
 	}
 }
 
@@ -365,6 +366,66 @@ func Identities(t *testing.T, run Runner, n int) {
 		}
 		if ids[c.Rank()].Host != c.Identity().Host || ids[c.Rank()].PID != c.Identity().PID {
 			return fmt.Errorf("own identity %+v differs from %+v", ids[c.Rank()], c.Identity())
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// part is rank r's bytes in GatherScatter: rank-specific content of a
+// length that varies with the rank, empty for every third rank.
+func part(r, salt int) []byte {
+	b := make([]byte, (r%3)*(r%10+salt))
+	for i := range b {
+		b[i] = byte(r*31 + i + salt)
+	}
+	return b
+}
+
+// GatherScatter: rank 0 gets every rank's bytes, in rank order, from
+// GatherBytesRoot, and every rank gets its own part from ScatterBytes,
+// twice in a row (consecutive calls must not mix their messages).
+func GatherScatter(t *testing.T, run Runner, n int) {
+	err := run(context.Background(), n, func(ctx context.Context, c comm.Comm) error {
+		me := c.Rank()
+		for salt := 1; salt <= 2; salt++ {
+			got, err := comm.GatherBytesRoot(ctx, c, part(me, salt), 64)
+			if err != nil {
+				return err
+			}
+			if me != 0 && got != nil {
+				return fmt.Errorf("rank %d got %d parts from a gather to rank 0", me, len(got))
+			}
+			if me == 0 {
+				if len(got) != n {
+					return fmt.Errorf("gathered %d parts, want %d", len(got), n)
+				}
+				for r, b := range got {
+					if !bytes.Equal(b, part(r, salt)) {
+						return fmt.Errorf("gathered part of rank %d is %v, want %v", r, b, part(r, salt))
+					}
+				}
+			}
+		}
+		for salt := 3; salt <= 4; salt++ {
+			var parts [][]byte
+			if me == 0 {
+				for r := 0; r < n; r++ {
+					parts = append(parts, part(r, salt))
+				}
+			}
+			b, err := comm.ScatterBytes(ctx, c, parts, 64)
+			if err != nil {
+				return err
+			}
+			if !bytes.Equal(b, part(me, salt)) {
+				return fmt.Errorf("rank %d scattered %v, want %v", me, b, part(me, salt))
+			}
+		}
+		if _, err := comm.GatherBytesRoot(ctx, c, make([]byte, 65), 64); err == nil {
+			return fmt.Errorf("rank %d: a part over the limit was gathered", me)
 		}
 		return nil
 	})

@@ -39,11 +39,7 @@ func BandwidthMap(ctx context.Context, c comm.Comm, t *infer.Tree, p BandwidthPa
 	if p.Bytes <= 0 || p.Reps <= 0 {
 		return nil, fmt.Errorf("infer: bandwidth map: %d bytes x %d reps", p.Bytes, p.Reps)
 	}
-	all := make([]int, c.Size())
-	for i := range all {
-		all[i] = i
-	}
-	dup, err := c.Sub(all)
+	dup, err := comm.Dup(c)
 	if err != nil {
 		return nil, err
 	}

@@ -30,13 +30,11 @@ const (
 	kindDone  // the final tree, relayed along a binomial tree
 )
 
-// Tags on the private communicator: the protocol, the gathering of
-// measurements at the end (which may start on a rank while rank 0 still
-// relays the final tree), and tree bodies (after their header on
-// tagProtocol).
+// Tags on the private communicator: the protocol and tree bodies (after
+// their header on tagProtocol). The measurements are gathered at the end
+// by comm.GatherBytesRoot, on its own tag.
 const (
 	tagProtocol = 0
-	tagGather   = 1
 	tagTree     = 2
 )
 
@@ -82,11 +80,7 @@ type Measurement = infer.Measurement
 // tree in rank order.
 func Infer(ctx context.Context, c comm.Comm, p Params) (Result, error) {
 	n := c.Size()
-	all := make([]int, n)
-	for i := range all {
-		all[i] = i
-	}
-	dup, err := c.Sub(all)
+	dup, err := comm.Dup(c)
 	if err != nil {
 		return Result{}, err
 	}
@@ -114,40 +108,21 @@ func gatherMeasurements(ctx context.Context, c comm.Comm, known map[int]infer.RT
 		enc = binary.LittleEndian.AppendUint64(enc, math.Float64bits(known[j].Max))
 		enc = binary.LittleEndian.AppendUint64(enc, math.Float64bits(known[j].Next))
 	}
-	if c.Rank() != 0 {
-		var hdr [8]byte
-		binary.LittleEndian.PutUint64(hdr[:], uint64(len(enc)))
-		if err := c.Send(ctx, 0, tagGather, hdr[:]); err != nil {
-			return nil, err
-		}
-		return nil, c.Send(ctx, 0, tagGather, enc)
+	// Along a binomial tree: every rank sending to rank 0 at once put N
+	// flows on its link, which the simulator re-solves at each event.
+	parts, err := comm.GatherBytesRoot(ctx, c, enc, rec*c.Size())
+	if err != nil || c.Rank() != 0 {
+		return nil, err
 	}
 	var out []Measurement
-	decode := func(a int, b []byte) {
-		for len(b) >= rec {
+	for a, b := range parts {
+		for ; len(b) >= rec; b = b[rec:] {
 			out = append(out, Measurement{A: a, B: int(binary.LittleEndian.Uint32(b)), RTT: infer.RTT{
 				Min:  math.Float64frombits(binary.LittleEndian.Uint64(b[4:])),
 				Max:  math.Float64frombits(binary.LittleEndian.Uint64(b[12:])),
 				Next: math.Float64frombits(binary.LittleEndian.Uint64(b[20:])),
 			}})
-			b = b[rec:]
 		}
-	}
-	decode(0, enc)
-	for src := 1; src < c.Size(); src++ {
-		var hdr [8]byte
-		if _, err := c.Recv(ctx, src, tagGather, hdr[:]); err != nil {
-			return nil, err
-		}
-		n := binary.LittleEndian.Uint64(hdr[:])
-		if n > rec*uint64(c.Size()) {
-			return nil, fmt.Errorf("infer: rank %d announces %d bytes of measurements", src, n)
-		}
-		b := make([]byte, n)
-		if _, err := c.Recv(ctx, src, tagGather, b); err != nil {
-			return nil, err
-		}
-		decode(src, b)
 	}
 	return out, nil
 }

@@ -89,7 +89,7 @@ func GatherIdentitiesRoot(ctx context.Context, c Comm) ([]Identity, error) {
 	if len(mine) > maxIdentity {
 		return nil, fmt.Errorf("identity of rank %d: %d bytes of JSON (limit %d)", c.Rank(), len(mine), maxIdentity)
 	}
-	parts, err := gatherIdentityTree(ctx, c, mine)
+	parts, err := gatherTree(ctx, c, mine, maxIdentity, tagIdentity, false)
 	if err != nil || parts == nil {
 		if err != nil {
 			err = fmt.Errorf("identity: %w", err)
@@ -115,12 +115,30 @@ func GatherIdentitiesRoot(ctx context.Context, c Comm) ([]Identity, error) {
 // maxIdentity bounds one rank's identity as JSON (host and machine names).
 const maxIdentity = 4096
 
-// gatherIdentityTree is gatherTree with one message per child instead of
-// a length and a body: identities are small and bounded, so a receive
-// buffer of the child's bound (its ranks x maxIdentity) costs little, and
-// the gather sends N-1 messages, as many as every rank sending to rank 0
-// did.
-func gatherIdentityTree(ctx context.Context, c Comm, mine []byte) ([][]byte, error) {
+// GatherBytesRoot returns every rank's b, indexed by rank, on rank 0, and
+// nil on the other ranks. A rank's b may be up to limit bytes. It carries
+// control data (measurements, identities) to rank 0 along a binomial tree.
+func GatherBytesRoot(ctx context.Context, c Comm, b []byte, limit int) ([][]byte, error) {
+	if len(b) > limit {
+		return nil, fmt.Errorf("gather: rank %d has %d bytes (limit %d)", c.Rank(), len(b), limit)
+	}
+	return gatherTree(ctx, c, b, limit, tagGather, true)
+}
+
+// gatherTree gathers along a binomial tree: rank r collects ranks [r,
+// r+lowBit(r)) from its children r+1, r+2, r+4, ... and sends them on to
+// r-lowBit(r), so that no rank receives from more than log2 N others.
+// Every rank sending to rank 0 at once puts N flows on rank 0's link,
+// which the simulator re-solves together at each of their 2N events:
+// O(N^2), 96 of the 136 s of a 4,096-rank discovery. Each rank's part is
+// a record (4-byte length, bytes), in rank order.
+//
+// sized sends each subtree's records as a length, then a body, so a
+// receiver allocates only what arrives (large parts). Without it each
+// child sends one message into a buffer of its subtree's bound (ranks x
+// (4+limit)): for small bounded parts such as identities, which then take
+// N-1 messages, as many as every rank sending to rank 0 did.
+func gatherTree(ctx context.Context, c Comm, mine []byte, limit, tag int, sized bool) ([][]byte, error) {
 	n, me := c.Size(), c.Rank()
 	body := binary.LittleEndian.AppendUint32(nil, uint32(len(mine)))
 	body = append(body, mine...)
@@ -131,58 +149,32 @@ func gatherIdentityTree(ctx context.Context, c Comm, mine []byte) ([][]byte, err
 	var buf []byte
 	for k := 1; k < span && me+k < n; k <<= 1 {
 		child := me + k
-		if need := min(k, n-child) * (4 + maxIdentity); len(buf) < need {
-			buf = make([]byte, need)
+		bound := min(k, n-child) * (4 + limit)
+		if sized {
+			b, err := recvSized(ctx, c, child, tag, uint64(bound))
+			if err != nil {
+				return nil, err
+			}
+			body = append(body, b...)
+			continue
 		}
-		st, err := c.Recv(ctx, child, tagIdentity, buf)
+		if len(buf) < bound {
+			buf = make([]byte, bound)
+		}
+		st, err := c.Recv(ctx, child, tag, buf)
 		if err != nil {
 			return nil, err
 		}
 		body = append(body, buf[:st.Count]...)
 	}
-	if me != 0 {
-		return nil, c.Send(ctx, me&^lowBit(me), tagIdentity, body)
+	switch parent := me &^ lowBit(me); {
+	case me == 0:
+		return splitRecords(body, 0, n, limit)
+	case sized:
+		return nil, sendSized(ctx, c, parent, tag, body)
+	default:
+		return nil, c.Send(ctx, parent, tag, body)
 	}
-	return splitRecords(body, 0, n, maxIdentity)
-}
-
-// GatherBytesRoot returns every rank's b, indexed by rank, on rank 0, and
-// nil on the other ranks. A rank's b may be up to limit bytes. It carries
-// control data (measurements, identities) to rank 0 along a binomial tree.
-func GatherBytesRoot(ctx context.Context, c Comm, b []byte, limit int) ([][]byte, error) {
-	if len(b) > limit {
-		return nil, fmt.Errorf("gather: rank %d has %d bytes (limit %d)", c.Rank(), len(b), limit)
-	}
-	return gatherTree(ctx, c, b, limit, tagGather)
-}
-
-// gatherTree gathers along a binomial tree: rank r collects ranks [r,
-// r+lowBit(r)) from its children r+1, r+2, r+4, ... and sends them on to
-// r-lowBit(r), so that no rank receives from more than log2 N others.
-// Every rank sending to rank 0 at once puts N flows on rank 0's link,
-// which the simulator re-solves together at each of their 2N events:
-// O(N^2), 96 of the 136 s of a 4,096-rank discovery. Each rank's part is
-// a record (4-byte length, bytes), in rank order.
-func gatherTree(ctx context.Context, c Comm, mine []byte, limit, tag int) ([][]byte, error) {
-	n, me := c.Size(), c.Rank()
-	body := binary.LittleEndian.AppendUint32(nil, uint32(len(mine)))
-	body = append(body, mine...)
-	span := lowBit(me)
-	if me == 0 {
-		span = n
-	}
-	for k := 1; k < span && me+k < n; k <<= 1 {
-		child := me + k
-		b, err := recvSized(ctx, c, child, tag, uint64(min(k, n-child))*uint64(4+limit))
-		if err != nil {
-			return nil, err
-		}
-		body = append(body, b...)
-	}
-	if me != 0 {
-		return nil, sendSized(ctx, c, me&^lowBit(me), tag, body)
-	}
-	return splitRecords(body, 0, n, limit)
 }
 
 // ScatterBytes hands parts[r], given on rank 0 (len(parts) == c.Size()),

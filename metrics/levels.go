@@ -45,9 +45,9 @@ type Split struct {
 func LevelSplits(levels []topo.Level, n int, pairs []PairValue) []Split {
 	out := make([]Split, len(levels))
 	for li := range levels {
-		group, parent := labels(levels[li], n), make([]int, n)
+		group, parent := levels[li].Labels(n), make([]int, n)
 		if li+1 < len(levels) {
-			parent = labels(levels[li+1], n)
+			parent = levels[li+1].Labels(n)
 		}
 		var in, btw []float64
 		for _, p := range pairs {
@@ -64,22 +64,6 @@ func LevelSplits(levels []topo.Level, n int, pairs []PairValue) []Split {
 		out[li] = Split{Within: Median(in), Between: Median(btw), PairsWithin: len(in), PairsBetween: len(btw)}
 	}
 	return out
-}
-
-// labels is each rank's group at level l (-1 for a rank in no group).
-func labels(l topo.Level, n int) []int {
-	g := make([]int, n)
-	for i := range g {
-		g[i] = -1
-	}
-	for gi, grp := range l.Groups {
-		for _, r := range grp {
-			if r >= 0 && r < n {
-				g[r] = gi
-			}
-		}
-	}
-	return g
 }
 
 // LevelStats summarises one level with the measurements: its groups and

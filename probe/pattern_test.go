@@ -2,9 +2,11 @@ package probe
 
 import (
 	"context"
+	"runtime"
 	"testing"
 
 	"netaware/comm"
+	"netaware/comm/local"
 	"netaware/comm/sim"
 	"netaware/dataset"
 	"netaware/platform"
@@ -138,5 +140,75 @@ func TestPatternTimesEachLinkAlone(t *testing.T) {
 	}
 	if r.Times[0].N < 3 || r.Times[1].N < 3 {
 		t.Errorf("times per link %d, %d: want >= 3 each", r.Times[0].N, r.Times[1].N)
+	}
+}
+
+// patternAllocated is the number of bytes the process allocated while a
+// simulated world measured links.
+func patternAllocated(t *testing.T, p *platform.Platform, links []dataset.Link, params dataset.PatternParams) uint64 {
+	t.Helper()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	r := runPatternSim(t, p, sim.Options{NoNoise: true}, links, params)
+	runtime.ReadMemStats(&after)
+	if len(r.Times) != len(links) {
+		t.Fatalf("%d links: %d results", len(links), len(r.Times))
+	}
+	for i, s := range r.Times {
+		if s.N == 0 || s.Mean <= 0 {
+			t.Errorf("%d links: link %v not timed: %+v", len(links), links[i], s)
+		}
+	}
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// In the simulator the memory of a pattern does not grow with its links:
+// every rank sends from and receives into the process's one scratch
+// buffer. Ten senders and 30 links of 8 MiB each allocated a buffer per
+// sender and per link (320 MiB) before; now, once the scratch buffer has
+// its size, they allocate less than one message, as 3 links do (the
+// simulator's bookkeeping of each message and rank 0's results buffer).
+func TestPatternMemoryIndependentOfLinks(t *testing.T) {
+	p, err := platform.Load("zhu-2racks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const size = 8 << 20
+	params := dataset.PatternParams{Bytes: size, MinIter: 3, MaxIter: 20}
+	many, err := RandomPattern(dataset.PatternGenerator{Nodes: []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, D: 3, P: 1, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	few := []dataset.Link{{Src: 0, Dst: 1}, {Src: 2, Dst: 1}, {Src: 3, Dst: 20}}
+	runPatternSim(t, p, sim.Options{NoNoise: true}, many, params) // sizes the scratch buffer
+	a3 := patternAllocated(t, p, few, params)
+	a30 := patternAllocated(t, p, many, params)
+	t.Logf("allocated: %d bytes for 3 links, %d for 30 links of %d bytes", a3, a30, size)
+	if a30 >= size || a3 >= size {
+		t.Errorf("allocated %d bytes for 3 links and %d for 30 links of %d bytes: want less than one message each", a3, a30, size)
+	}
+}
+
+// Off the simulator every rank keeps buffers of its own (goroutines
+// receive at the same time): one send buffer of its largest outgoing
+// message and one per incoming link. Links of different sizes into one
+// rank, and a rank that only receives, are all timed.
+func TestPatternOwnBuffersLocal(t *testing.T) {
+	links := []dataset.Link{{Src: 0, Dst: 1, Bytes: 64 << 10}, {Src: 2, Dst: 1, Bytes: 1 << 10}, {Src: 1, Dst: 2}, {Src: 0, Dst: 3, Bytes: 1}}
+	var res *dataset.PatternResult
+	err := local.Run(withTimeout(t), 4, func(ctx context.Context, c comm.Comm) error {
+		r, err := RunPattern(ctx, c, links, dataset.PatternParams{Bytes: 4 << 10, MinIter: 3, MaxIter: 6, CIWidth: 100})
+		if c.Rank() == 0 {
+			res = r
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range res.Times {
+		if s.N < 3 || s.Mean <= 0 {
+			t.Errorf("link %v: %+v, want >= 3 positive times", links[i], s)
+		}
 	}
 }

@@ -249,3 +249,39 @@ hosts:
 		t.Errorf("rate with stalls %.0f fragments/s: round trips not in it?", r)
 	}
 }
+
+// Seed 000 Sect. 4.8.1: a client that adapts too eagerly "does not provide
+// a broad enough metric w to various peers". With Adaptive, a window sized
+// from the first fragment or two times a long round trip asked the first
+// uploader for the whole message; the downloader's other connections then
+// carried a single request each, and their rates were samples of one
+// instant (docs/swarm.md, dichev-n2). Growing the window by one request per
+// fragment received, as TCP's slow start grows its congestion window, keeps
+// every unchoked uploader in the measurement. Six hosts on one switch, the
+// root among them; one host 20 ms away downloads from all six.
+func TestAdaptiveWindowKeepsMetricBroad(t *testing.T) {
+	p := parse(t, `version: 1
+name: far-one
+switches: [a, b]
+links:
+  - {between: [a, b], bandwidth: 10Gbps, latency: 20ms}
+host_types:
+  node: {cores_per_socket: 1}
+hosts:
+  - {names: "n[0-5]", switch: a, type: node, link: {bandwidth: 1Gbps, latency: 1us}}
+  - {names: "far", switch: b, type: node, link: {bandwidth: 1Gbps, latency: 1us}}
+`)
+	for seed := uint64(1); seed <= 3; seed++ {
+		st := measure(t, p, 0, 4<<20, Params{Seed: seed, Adaptive: true})
+		far := st[6]
+		most, from := 0, 0
+		for _, c := range far.Received {
+			if c.Fragments > most {
+				most, from = c.Fragments, c.From
+			}
+		}
+		if most > 256/2 {
+			t.Errorf("seed %d: the far host took %d of 256 fragments from rank %d (%+v)", seed, most, from, far.Received)
+		}
+	}
+}

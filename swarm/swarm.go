@@ -238,6 +238,11 @@ type peer struct {
 
 	have      []bool
 	haveCount int
+
+	// finishers counts the neighbours that completed their download,
+	// downloaders those that had one to do (the root's neighbours but it).
+	finishers, downloaders int
+
 	requested []bool
 	avail     []int32 // neighbours holding each fragment
 	nbs       []*neighbour
@@ -333,8 +338,10 @@ func (pr *peer) loop(root int) error {
 		}
 		pr.haveCount = pr.n
 	}
+	pr.downloaders = len(pr.nbs)
 	if rs, ok := pr.slot[root]; ok && me != root {
 		pr.markComplete(rs)
+		pr.downloaders--
 	}
 	if pr.haveCount == pr.n {
 		// The root: every neighbour is a downloader; it waits for their
@@ -573,7 +580,20 @@ func (pr *peer) onFragment(j, i int, data []byte, inPlace bool) error {
 	// busy period and of a fragment requested too late to follow the
 	// previous one back to back (less than a round trip before that one
 	// arrived): they and their waiting are left out of the rate.
+	//
+	// With Adaptive, so are the fragments of the end game, once a quarter
+	// of this rank's downloading peers are complete: the swarm unloads the
+	// network, and a connection's rate is that of idle links, not the
+	// bandwidth under sharing the rate stands for. The ranks that finish
+	// last are those far from everyone (dichev-n2's R1, 40 ms from the
+	// rest), whose connections to the far side of the bottlenecks came
+	// out as fast as within a switch. Eq. 4.2's fragment counts give the
+	// few fragments of the end game little weight; a rate gives them as
+	// much as any.
 	switch {
+	case pr.p.Adaptive && pr.downloaders > 0 && 4*pr.finishers >= pr.downloaders:
+		nb.stalled += now - max(nb.since, nb.lastArrival)
+		nb.stalledFrags++
 	case nb.lastArrival < nb.since || nb.lastArrival == 0:
 		nb.stalled += now - max(asked, nb.since)
 		nb.stalledFrags++
@@ -806,6 +826,9 @@ func (pr *peer) onControl(j int, b []byte) error {
 		}
 		pr.fill(j)
 	case msgComplete:
+		if !nb.complete {
+			pr.finishers++
+		}
 		pr.markComplete(j)
 		nb.interested = false
 		if nb.unchoked {

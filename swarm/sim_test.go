@@ -3,6 +3,8 @@ package swarm
 import (
 	"context"
 	"fmt"
+	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -247,5 +249,77 @@ hosts:
 	}
 	if r := float64(c.Fragments) / c.Busy.Seconds(); r > 0.8*link {
 		t.Errorf("rate with stalls %.0f fragments/s: round trips not in it?", r)
+	}
+}
+
+// Seed 000 Sect. 4.8.1: a client that adapts too eagerly "does not provide
+// a broad enough metric w to various peers". With Adaptive, a window sized
+// from the first fragment or two times a long round trip asked the first
+// uploader for the whole message; the downloader's other connections then
+// carried a single request each, and their rates were samples of one
+// instant (docs/swarm.md, dichev-n2). Growing the window by one request per
+// fragment received, as TCP's slow start grows its congestion window, keeps
+// every unchoked uploader in the measurement. Six hosts on one switch, the
+// root among them; one host 20 ms away downloads from all six.
+func TestAdaptiveWindowKeepsMetricBroad(t *testing.T) {
+	p := parse(t, `version: 1
+name: far-one
+switches: [a, b]
+links:
+  - {between: [a, b], bandwidth: 10Gbps, latency: 20ms}
+host_types:
+  node: {cores_per_socket: 1}
+hosts:
+  - {names: "n[0-5]", switch: a, type: node, link: {bandwidth: 1Gbps, latency: 1us}}
+  - {names: "far", switch: b, type: node, link: {bandwidth: 1Gbps, latency: 1us}}
+`)
+	for seed := uint64(1); seed <= 3; seed++ {
+		st := measure(t, p, 0, 4<<20, Params{Seed: seed, Adaptive: true})
+		far := st[6]
+		most, from := 0, 0
+		for _, c := range far.Received {
+			if c.Fragments > most {
+				most, from = c.Fragments, c.From
+			}
+		}
+		if most > 256/2 {
+			t.Errorf("seed %d: the far host took %d of 256 fragments from rank %d (%+v)", seed, most, from, far.Received)
+		}
+	}
+}
+
+// Seed 000 Sect. 4.6: connections across a bottleneck achieve less than
+// those that avoid it, whoever measures them. dichev-n2 with 4 hosts per
+// router: R1's hosts, 40 ms from everyone, finish last, and with Adaptive
+// their connections to R9 (behind the 1 Gbps R7-R9 link that R9's uploads
+// share) ran in the end game, when the rest of the swarm was done and the
+// links idle: 5.5 times the rate R3's hosts measured to R9 here (721
+// fragments/s against 130). Fragments received once a quarter of a rank's
+// downloading peers are complete are left out of the rate: R1's hosts then
+// measure nothing from R9 (no edge), or at most twice what R3's do.
+func TestFarRanksMeasureNoIdleEndGame(t *testing.T) {
+	b, err := os.ReadFile("../platform/builtin/dichev-n2.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const per = 4
+	p := parse(t, strings.ReplaceAll(string(b), "[01-64]", "[01-04]"))
+	rate := map[int][2]float64{} // router of the receiver -> fragments, seconds from R9
+	for _, root := range []int{2 * per, 4 * per} {
+		for r, st := range measure(t, p, root, 4<<20, Params{Seed: 1, Adaptive: true}) {
+			for _, c := range st.Received {
+				if c.From/per != 8 || r/per != 0 && r/per != 2 {
+					continue
+				}
+				x := rate[r/per]
+				x[0] += float64(c.Fragments - c.StalledFragments)
+				x[1] += (c.Busy - c.Stalled).Seconds()
+				rate[r/per] = x
+			}
+		}
+	}
+	r1, r3 := rate[0][0]/rate[0][1], rate[2][0]/rate[2][1]
+	if !(r3 > 0) || r1 > 2*r3 {
+		t.Errorf("rate from R9: R1's hosts %.0f fragments/s (%v), R3's %.0f (%v)", r1, rate[0], r3, rate[2])
 	}
 }

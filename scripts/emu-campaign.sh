@@ -15,13 +15,25 @@
 # Every cluster is taken down again, also on Ctrl-C.
 #
 # Root is needed (netaware emu). Run it at normal priority on an idle
-# machine: it measures live timing. The full campaign (4 clusters, 20
+# machine: it measures live timing. On a shared machine set LOCK to a lock
+# file (LOCK=/work/live.lock): each discover run and each iperf3 measurement
+# then holds it (flock), so live timings of others do not overlap them. The full campaign (4 clusters, 20
 # named + 20 blind each, at most 60 s a run) takes about 2.5 hours.
 #
 #   scripts/emu-campaign.sh -n 20 -o /tmp/campaign              # the full campaign
 #   scripts/emu-campaign.sh -n 4 -o /tmp/c star-3x4 chain-4x3   # 2 named + 2 blind on two clusters
 #   scripts/emu-campaign.sh -s -o /tmp/campaign                 # summary of runs.tsv only
+#   LOCK=/work/live.lock scripts/emu-campaign.sh -n 40 -o /tmp/c chain-4x3
 set -euo pipefail
+
+# locked CMD...: CMD, holding $LOCK if it is set.
+locked() {
+	if [ -n "${LOCK:-}" ]; then
+		flock "$LOCK" "$@"
+	else
+		"$@"
+	fi
+}
 
 runs=20
 out=/tmp/emu-campaign
@@ -103,7 +115,7 @@ for c in "${clusters[@]}"; do
 		hb=$(jq -r --arg s "$sb" '[.hosts[] | select(.switch == $s)][0] | .name + " " + .address' "$out/$c.status.json")
 		"$nw" emu run "$p" --host "${hb% *}" -- iperf3 -s -1 -D >/dev/null
 		sleep 0.5
-		bps=$("$nw" emu run "$p" --host "$ha" -- iperf3 -c "${hb#* }" -t 5 -J | jq '.end.sum_received.bits_per_second')
+		bps=$(locked "$nw" emu run "$p" --host "$ha" -- iperf3 -c "${hb#* }" -t 5 -J | jq '.end.sum_received.bits_per_second')
 		printf '%s\t%s\t%s\t%s\t%s\n' "$sa" "$sb" "$ha" "${hb% *}" "$bps" >>"$out/$c.iperf3.tsv"
 		echo "$c: iperf3 $ha -> ${hb% *} across $sa-$sb: $(awk -v b="$bps" 'BEGIN{printf "%.1f", b/1e6}') Mbit/s"
 	done
@@ -113,13 +125,14 @@ for c in "${clusters[@]}"; do
 		if ((r % 2 == 0)); then mode=blind flag=(--blind); fi
 		d=$out/$c-$mode-$r
 		rm -rf "$d"
-		load=$(cut -d' ' -f1 /proc/loadavg)
-		t0=$(date +%s.%N)
 		set +e
-		"$nw" emu run "$p" --timeout 300s -- "$nw" discover -q "${flag[@]}" --out "$d" >"$d.log" 2>&1
+		# The load and the wall time are taken under the lock: waiting
+		# for it is not the run's time.
+		locked bash -c 'cut -d" " -f1 /proc/loadavg >"$1.load"; t0=$(date +%s.%N); "${@:2}"; rc=$?; echo "$(date +%s.%N) - $t0" | bc >"$1.wall"; exit $rc' \
+			_ "$d" "$nw" emu run "$p" --timeout 300s -- "$nw" discover -q "${flag[@]}" --out "$d" >"$d.log" 2>&1
 		rc=$?
 		set -e
-		wall=$(echo "$(date +%s.%N) - $t0" | bc)
+		load=$(cat "$d.load") wall=$(cat "$d.wall")
 		row=$(python3 - "$c" "$mode" "$r" "$rc" "$wall" "$load" "$d" "$file" "$out/$c.status.json" "$out/$c.iperf3.tsv" "$nw" <<'EOF'
 import json, subprocess, sys
 c, mode, r, rc, wall, load, d, truth, status, iperf, nw = sys.argv[1:]

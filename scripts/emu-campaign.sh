@@ -122,18 +122,24 @@ for c in "${clusters[@]}"; do
 	"$nw" emu up "$file" --prefix "$p" >"$out/$c.up.txt"
 	up=$p
 	"$nw" emu status "$p" --json >"$out/$c.status.json"
-	# iperf3 once across each trunk: a host of the link's first switch
-	# sends to a host of its second (receiver's rate).
+	# iperf3 across each trunk, IPERF_REPS times (3): a host of the link's
+	# first switch sends to a host of its second, and the highest
+	# receiver's rate counts: one 5 s run at load 20 read 83.5 Mbit/s
+	# on a trunk that gives 93-95 (the runs' labels were scored against it).
 	: >"$out/$c.iperf3.tsv"
 	for link in $(jq -r '.links[] | select(.kind != "host") | .a + ":" + .b' "$out/$c.status.json"); do
 		sa=${link%%:*} sb=${link##*:}
 		ha=$(jq -r --arg s "$sa" '[.hosts[] | select(.switch == $s)][0].name' "$out/$c.status.json")
 		hb=$(jq -r --arg s "$sb" '[.hosts[] | select(.switch == $s)][0] | .name + " " + .address' "$out/$c.status.json")
-		"$nw" emu run "$p" --host "${hb% *}" -- iperf3 -s -1 -D >/dev/null
-		sleep 0.5
-		hold
-		bps=$("$nw" emu run "$p" --host "$ha" -- iperf3 -c "${hb#* }" -t 5 -J | jq '.end.sum_received.bits_per_second')
-		release
+		bps=0
+		for ((i = 0; i < ${IPERF_REPS:-3}; i++)); do
+			"$nw" emu run "$p" --host "${hb% *}" -- iperf3 -s -1 -D >/dev/null
+			sleep 0.5
+			hold
+			b=$("$nw" emu run "$p" --host "$ha" -- iperf3 -c "${hb#* }" -t 5 -J | jq '.end.sum_received.bits_per_second')
+			release
+			bps=$(awk -v a="$bps" -v b="$b" 'BEGIN{printf "%.1f", (b + 0 > a + 0 ? b : a)}')
+		done
 		printf '%s\t%s\t%s\t%s\t%s\n' "$sa" "$sb" "$ha" "${hb% *}" "$bps" >>"$out/$c.iperf3.tsv"
 		echo "$c: iperf3 $ha -> ${hb% *} across $sa-$sb: $(awk -v b="$bps" 'BEGIN{printf "%.1f", b/1e6}') Mbit/s"
 	done

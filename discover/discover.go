@@ -298,6 +298,7 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 				// labelled up to 178 Mbit/s in 6 of 40 runs); 4 MiB
 				// leaves 250 ms.
 				bw.Bytes = stagedBandwidthBytes
+				bw.MinTimes = true
 			}
 			if bmap, err = live.BandwidthMap(ctx, sub, tree.Tree, bw); err != nil {
 				return nil, fmt.Errorf("discover: bandwidth map: %w", err)

@@ -407,7 +407,25 @@ func bandwidthShape(sec *dataset.SwarmSection, labels []int, leaders []int, tree
 	if sec == nil || top.Tree == nil || len(trees) != k {
 		return nil
 	}
-	edges, err := cluster.BandwidthTree(sec.Graph(len(labels), 0), labels)
+	oneWay := func(a, b int) float64 {
+		for _, m := range top.Measured {
+			if m.A == a && m.B == b || m.A == b && m.B == a {
+				return m.RTT.Min / 2
+			}
+		}
+		return top.Tree.Distance(a, b)
+	}
+	// In a chain every pair of groups has one trunk as its bottleneck and
+	// the swarm's rates cannot order them (on netaware emu's chain-4x3 the
+	// spanning tree read a-b-d-c in 3 of 40 runs): near ties, within the
+	// spread of the swarm's own connections, go to the leaders with the
+	// shorter round trip, i.e. fewer bridges between them.
+	g := sec.Graph(len(labels), 0)
+	tol, err := cluster.BetweenGroupSpread(g, labels)
+	if err != nil {
+		return nil
+	}
+	edges, err := cluster.BandwidthTreeNearTies(g, labels, tol, oneWay)
 	if err != nil || len(edges) != k-1 {
 		return nil
 	}
@@ -437,14 +455,6 @@ func bandwidthShape(sec *dataset.SwarmSection, labels []int, leaders []int, tree
 		if math.IsNaN(leaf[g]) {
 			leaf[g] = fill
 		}
-	}
-	oneWay := func(a, b int) float64 {
-		for _, m := range top.Measured {
-			if m.A == a && m.B == b || m.A == b && m.B == a {
-				return m.RTT.Min / 2
-			}
-		}
-		return top.Tree.Distance(a, b)
 	}
 	adj := make([][]int, k)
 	for _, e := range edges {

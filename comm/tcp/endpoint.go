@@ -49,10 +49,16 @@ type Config struct {
 	// by a peer (default 1 GiB).
 	MaxMessage int64
 	// HeartbeatInterval is how often an idle connection sends a heartbeat
-	// (default 1 s); HeartbeatTimeout is how long a silent peer is
-	// tolerated before it is declared dead (default 5 s).
+	// (default 1 s). HeartbeatTimeout is how long a silent peer is
+	// tolerated when its host does not acknowledge our bytes either: the
+	// host is down or cut off (default 5 s). HungTimeout is how long a
+	// silent peer is tolerated while its host's kernel still acknowledges
+	// (default 60 s): its process is stopped, starved of CPU or hung. On
+	// a loaded machine a starved rank was silent for over 5 s and alive;
+	// a killed one closes its sockets and is detected at once.
 	HeartbeatInterval time.Duration
 	HeartbeatTimeout  time.Duration
+	HungTimeout       time.Duration
 	// HandshakeTimeout bounds the authentication of one connection (default 10 s).
 	HandshakeTimeout time.Duration
 	// BootstrapTimeout bounds Join as a whole: waiting for the coordinator
@@ -106,6 +112,10 @@ func (c Config) withDefaults() Config {
 	if c.HeartbeatTimeout <= 0 {
 		c.HeartbeatTimeout = 5 * time.Second
 	}
+	if c.HungTimeout <= 0 {
+		c.HungTimeout = 60 * time.Second
+	}
+	c.HungTimeout = max(c.HungTimeout, c.HeartbeatTimeout)
 	if c.HandshakeTimeout <= 0 {
 		c.HandshakeTimeout = 10 * time.Second
 	}

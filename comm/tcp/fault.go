@@ -56,8 +56,9 @@ func (e *Endpoint) Abort(err error) {
 
 // watchdog runs the endpoint's periodic duties with one ticker for all
 // peers: it declares dead a peer that has been silent for longer than the
-// heartbeat timeout (a hung process or a host that vanished without
-// closing its sockets), queues heartbeats on idle connections, and hands
+// heartbeat timeout while its host acknowledges nothing (a host that
+// vanished without closing its sockets), or for longer than the hung
+// timeout (a hung process), queues heartbeats on idle connections, and hands
 // connections left unread after a drive back to their reader goroutines.
 func (e *Endpoint) watchdog() {
 	defer e.others.Done()
@@ -81,8 +82,12 @@ func (e *Endpoint) watchdog() {
 			if p.wrote.Swap(false) {
 				p.lastWrite.Store(int64(now))
 			}
-			if silent := now - time.Duration(p.lastRecv.Load()); silent > e.cfg.HeartbeatTimeout {
-				err := &comm.RankError{Rank: p.rank, Err: fmt.Errorf("silent for %v (host down or process hung)", silent.Round(time.Millisecond))}
+			if silent := now - time.Duration(p.lastRecv.Load()); silent > e.cfg.HeartbeatTimeout && !(silent <= e.cfg.HungTimeout && hostAcks(p.conn, e.cfg.HeartbeatTimeout)) {
+				why := "its host acknowledges nothing: host down or cut off"
+				if silent > e.cfg.HungTimeout {
+					why = "process hung or stopped"
+				}
+				err := &comm.RankError{Rank: p.rank, Err: fmt.Errorf("silent for %v (%s)", silent.Round(time.Millisecond), why)}
 				e.cfg.Logger.Warn("tcp: peer declared dead", "rank", e.rank, "peer", p.rank, "addr", p.conn.RemoteAddr().String(), "err", err)
 				e.abort(err, true)
 				p.gone.Store(true)

@@ -255,15 +255,16 @@ func testCrashedRankFailsEveryone(t *testing.T) {
 	}
 }
 
-// TestSilentRankDetected: a rank that stops sending anything (a hung host:
-// no FIN, no RST) is declared dead by the heartbeat watchdog.
+// TestSilentRankDetected: a rank that stops sending anything (a hung
+// process: no FIN, no RST, its kernel still acknowledges) is declared dead
+// by the heartbeat watchdog once the hung timeout has passed.
 func TestSilentRankDetected(t *testing.T) { bothPaths(t, testSilentRankDetected) }
 
 func testSilentRankDetected(t *testing.T) {
 	checkNoLeak(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cfg := Config{HeartbeatInterval: 100 * time.Millisecond, HeartbeatTimeout: 1500 * time.Millisecond, CloseTimeout: time.Second}
+	cfg := Config{HeartbeatInterval: 100 * time.Millisecond, HeartbeatTimeout: 500 * time.Millisecond, HungTimeout: 1500 * time.Millisecond, CloseTimeout: time.Second}
 	eps := joinLoopback(t, ctx, 3, cfg)
 	// Rank 1 goes mute: holding its write locks stops its heartbeats.
 	for _, p := range eps[1].peers {
@@ -274,8 +275,8 @@ func testSilentRankDetected(t *testing.T) {
 	start := time.Now()
 	_, err := comm.NewWorld(eps[0]).Recv(ctx, 2, 0, make([]byte, 1))
 	var re *comm.RankError
-	if !errors.As(err, &re) || re.Rank != 1 {
-		t.Errorf("got %v, want a RankError naming silent rank 1", err)
+	if !errors.As(err, &re) || re.Rank != 1 || !strings.Contains(err.Error(), "hung") {
+		t.Errorf("got %v, want a RankError naming silent rank 1, hung", err)
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("silence detected after %v", d)
@@ -287,6 +288,81 @@ func testSilentRankDetected(t *testing.T) {
 	}
 	for _, e := range eps {
 		e.Close()
+	}
+}
+
+// TestStalledRankIsNotDeclaredDead: a rank silent for five times the
+// heartbeat timeout while its host still acknowledges (a process stopped
+// or starved of CPU on a loaded machine, as under three emu campaigns at
+// once) is waited for: after the stall its message arrives and nobody has
+// aborted. Killed afterwards (its sockets close without a goodbye), it is
+// still detected within a second.
+func TestStalledRankIsNotDeclaredDead(t *testing.T) { bothPaths(t, testStalledRankIsNotDeclaredDead) }
+
+func testStalledRankIsNotDeclaredDead(t *testing.T) {
+	checkNoLeak(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cfg := Config{HeartbeatInterval: 100 * time.Millisecond, HeartbeatTimeout: 300 * time.Millisecond, HungTimeout: 20 * time.Second, CloseTimeout: time.Second}
+	eps := joinLoopback(t, ctx, 3, cfg)
+	defer func() {
+		for _, e := range eps {
+			e.Close()
+		}
+	}()
+	// Rank 1 stalls: holding its write locks stops everything it sends,
+	// heartbeats included.
+	for _, p := range eps[1].peers {
+		if p != nil {
+			p.wmu.Lock()
+		}
+	}
+	got := make(chan error, 1)
+	go func() {
+		b := make([]byte, 5)
+		_, err := comm.NewWorld(eps[0]).Recv(ctx, 1, 0, b)
+		if err == nil && string(b) != "awake" {
+			err = fmt.Errorf("received %q", b)
+		}
+		got <- err
+	}()
+	time.Sleep(5 * cfg.HeartbeatTimeout)
+	for _, p := range eps[1].peers {
+		if p != nil {
+			p.wmu.Unlock()
+		}
+	}
+	if err := comm.NewWorld(eps[1]).Send(ctx, 0, 0, []byte("awake")); err != nil {
+		t.Fatalf("rank 1 after its stall: %v", err)
+	}
+	if err := <-got; err != nil {
+		t.Fatalf("rank 0's receive from the stalled rank: %v", err)
+	}
+	for r, e := range eps {
+		if err := e.err(); err != nil {
+			t.Errorf("rank %d aborted: %v", r, err)
+		}
+	}
+	pending := make(chan error, 1)
+	go func() {
+		_, err := comm.NewWorld(eps[0]).Recv(ctx, 2, 0, make([]byte, 1))
+		pending <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	start := time.Now()
+	eps[1].closing.Store(true) // as if killed: its own readers say nothing
+	for _, p := range eps[1].peers {
+		if p != nil {
+			p.conn.Close() // no goodbye
+		}
+	}
+	err := <-pending
+	var re *comm.RankError
+	if !errors.As(err, &re) || re.Rank != 1 {
+		t.Errorf("after rank 1 was killed: %v, want a RankError naming rank 1", err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("killed rank detected after %v", d)
 	}
 }
 

@@ -4,12 +4,15 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"testing"
+	"time"
 
 	"netaware/comm"
 	"netaware/comm/local"
 	"netaware/comm/sim"
 	"netaware/platform"
+	"netaware/probe"
 )
 
 // TestLiveBandwidthMapOnSim: on zhu-2racks (one rank per node, 1 Gbps NICs,
@@ -96,5 +99,46 @@ func TestBandwidthMapSurvivesTransfersFasterThanTheBaseline(t *testing.T) {
 		if err != nil {
 			t.Fatalf("run %d: %v", run, err)
 		}
+	}
+}
+
+// Three repetitions of 1 MiB and 4 MiB, worked by hand: undisturbed, 1 MiB
+// takes 100 ms and 4 MiB 350 ms, so 3 MiB in 250 ms: 12,582,912 B/s.
+// With two short transfers stalled (160 and 150 ms) the repetitions'
+// rates are 16.6, 12.6 and 15.7 MB/s, whose median is 25 % high; with two
+// long ones stalled (420 and 400 ms), 9.8, 12.6 and 10.5 MB/s, 17 % low.
+// The least times give the undisturbed rate in both.
+func TestMinTimesRateIgnoresStalledRepetitions(t *testing.T) {
+	const long, short = 4 << 20, 1 << 20
+	ms := func(v ...int) []time.Duration {
+		var out []time.Duration
+		for _, x := range v {
+			out = append(out, time.Duration(x)*time.Millisecond)
+		}
+		return out
+	}
+	want := 3145728 / 0.25
+	for _, c := range []struct {
+		name          string
+		tLong, tShort []time.Duration
+		median        float64
+	}{
+		{"short transfers stalled", ms(350, 350, 350), ms(160, 100, 150), 3145728 / 0.2},
+		{"long transfers stalled", ms(420, 350, 400), ms(100, 100, 100), 3145728 / 0.3},
+	} {
+		var rates []float64
+		for i := range c.tLong {
+			rates = append(rates, probe.DifferenceRate(long, short, c.tLong[i], c.tShort[i], time.Millisecond))
+		}
+		slices.Sort(rates)
+		if m := rates[1]; math.Abs(m-c.median) > 1e-6*c.median {
+			t.Fatalf("%s: median of the rates %v, want %v (the case is not the stall's)", c.name, m, c.median)
+		}
+		if got := MinTimesRate(long, short, c.tLong, c.tShort, time.Millisecond); math.Abs(got-want) > 1e-6*want {
+			t.Errorf("%s: %v B/s, want %v", c.name, got, want)
+		}
+	}
+	if got := MinTimesRate(long, short, nil, ms(100), time.Millisecond); !math.IsNaN(got) {
+		t.Errorf("no long transfer: %v, want NaN", got)
 	}
 }

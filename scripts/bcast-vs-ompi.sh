@@ -21,7 +21,8 @@
 # collbench's per-repetition lines (its median is printed too).
 #
 # Prints one Markdown table, one row per round plus the medians over the
-# rounds, and keeps every raw file in $WORK.
+# rounds, and keeps every raw file in $WORK (TABLE=1 WORK=...: the table of
+# an interrupted run's finished rounds).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/go/bin"
@@ -43,66 +44,73 @@ WORK=${WORK:-$(mktemp -d /tmp/bcast-vs-ompi.XXXXXX)}
 mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
 
-na=$WORK/netaware
-nice -n 15 go build -o "$na" ./cmd/netaware
-mpicc.openmpi -O2 -o "$WORK/collbench-ompi" tools/mpibench/collbench.c
-trap '"$na" emu down "$PREFIX" >/dev/null 2>&1 || true' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-"$na" emu down "$PREFIX" >/dev/null 2>&1 || true
-"$na" emu up "$plat" --prefix "$PREFIX" >"$WORK/emu-up.txt"
-hosts=$("$na" emu status "$PREFIX" --mpi-hosts)
-first=${hosts%%:*}
-n=$(echo "$hosts" | tr ',' '\n' | wc -l)
+# TABLE=1: only the table, from the rounds an earlier (interrupted) run in
+# WORK finished.
+if [ "${TABLE:-0}" = 1 ]; then
+	n=$(jq -r .ranks "$WORK/r1-netaware.json")
+	ROUNDS=$(cut -d' ' -f1 "$WORK/rounds.tsv" | sort -n | tail -n 1)
+else
+	na=$WORK/netaware
+	nice -n 15 go build -o "$na" ./cmd/netaware
+	mpicc.openmpi -O2 -o "$WORK/collbench-ompi" tools/mpibench/collbench.c
+	trap '"$na" emu down "$PREFIX" >/dev/null 2>&1 || true' EXIT
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	"$na" emu down "$PREFIX" >/dev/null 2>&1 || true
+	"$na" emu up "$plat" --prefix "$PREFIX" >"$WORK/emu-up.txt"
+	hosts=$("$na" emu status "$PREFIX" --mpi-hosts)
+	first=${hosts%%:*}
+	n=$(echo "$hosts" | tr ',' '\n' | wc -l)
 
-# ompi LABEL MCA...: one collbench run; prints "LABEL median mean90".
-ompi() {
-	local label=$1 out
-	shift
-	out=$WORK/r$round-ompi-$label.out
-	"$na" emu run "$PREFIX" --host "$first" --timeout 4m -- \
-		mpirun.openmpi --leave-session-attached -n "$n" --host "$hosts" --bind-to none \
-		--mca plm_rsh_agent "$na emu rsh-agent" --mca plm_rsh_no_tree_spawn 1 \
-		--mca btl tcp,self --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 --mca pml ob1 \
-		--mca mpi_yield_when_idle 1 "$@" "$WORK/collbench-ompi" bcast "$SIZE" "$WARMUP" "$REPS" >"$out" 2>&1 ||
-		echo "bcast-vs-ompi: Open MPI $label failed (see $out)" >&2
-	# The mean of the repetitions within the 90th percentile, as netaware's
-	# harness keeps them.
-	local med
-	med=$(sed -n 's/^result .*median_s=\([^ ]*\).*/\1/p' "$out")
-	[ -n "$med" ] || return 0
-	awk '/^rep / { print $3 }' "$out" | sort -g | awk -v label="$label" -v med="$med" '{ t[++k] = $1 }
-		END { m = int(k * 0.9); if (m < 1) m = 1; for (i = 1; i <= m; i++) s += t[i]; print label, med, s / m }'
-}
+	# ompi LABEL MCA...: one collbench run; prints "LABEL median mean90".
+	ompi() {
+		local label=$1 out
+		shift
+		out=$WORK/r$round-ompi-$label.out
+		"$na" emu run "$PREFIX" --host "$first" --timeout 4m -- \
+			mpirun.openmpi --leave-session-attached -n "$n" --host "$hosts" --bind-to none \
+			--mca plm_rsh_agent "$na emu rsh-agent" --mca plm_rsh_no_tree_spawn 1 \
+			--mca btl tcp,self --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 --mca pml ob1 \
+			--mca mpi_yield_when_idle 1 "$@" "$WORK/collbench-ompi" bcast "$SIZE" "$WARMUP" "$REPS" >"$out" 2>&1 ||
+			echo "bcast-vs-ompi: Open MPI $label failed (see $out)" >&2
+		# The mean of the repetitions within the 90th percentile, as netaware's
+		# harness keeps them.
+		local med
+		med=$(sed -n 's/^result .*median_s=\([^ ]*\).*/\1/p' "$out")
+		[ -n "$med" ] || return 0
+		awk '/^rep / { print $3 }' "$out" | sort -g | awk -v label="$label" -v med="$med" '{ t[++k] = $1 }
+			END { m = int(k * 0.9); if (m < 1) m = 1; for (i = 1; i <= m; i++) s += t[i]; print label, med, s / m }'
+	}
 
-# round: netaware, then Open MPI's default and FIXED; one line per series
-# "round label median mean90" (netaware: mean90 only).
-round() {
-	echo "# $(date -u +%H:%M:%S) load $(uptime | sed 's/.*average: //')" >>"$WORK/rounds.log"
-	"$na" emu run "$PREFIX" --timeout 4m -- netaware bench bcast --quiet --json --sizes "$SIZE" \
-		--reps "$REPS" --warmup "$WARMUP" --algorithms "$ALGS" >"$WORK/r$round-netaware.json" 2>"$WORK/r$round-netaware.err" ||
-		fail "netaware bench bcast failed: $WORK/r$round-netaware.err"
-	jq -r --arg r "$round" '.series[] | "\($r) na:\(.label) - \(.mean_s[0])"' "$WORK/r$round-netaware.json" >>"$WORK/rounds.tsv"
-	ompi default | sed "s/^/$round ompi:/" >>"$WORK/rounds.tsv"
-	local f alg seg
-	for f in ${FIXED:-}; do
-		IFS=- read -r alg seg <<<"$f"
-		ompi "$f" --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_bcast_algorithm "$alg" \
-			--mca coll_tuned_bcast_algorithm_segmentsize "$seg" | sed "s/^/$round ompi:/" >>"$WORK/rounds.tsv"
-	done
-}
+	# round: netaware, then Open MPI's default and FIXED; one line per series
+	# "round label median mean90" (netaware: mean90 only).
+	round() {
+		echo "# $(date -u +%H:%M:%S) load $(uptime | sed 's/.*average: //')" >>"$WORK/rounds.log"
+		"$na" emu run "$PREFIX" --timeout 4m -- netaware bench bcast --quiet --json --sizes "$SIZE" \
+			--reps "$REPS" --warmup "$WARMUP" --algorithms "$ALGS" >"$WORK/r$round-netaware.json" 2>"$WORK/r$round-netaware.err" ||
+			fail "netaware bench bcast failed: $WORK/r$round-netaware.err"
+		jq -r --arg r "$round" '.series[] | "\($r) na:\(.label) - \(.mean_s[0])"' "$WORK/r$round-netaware.json" >>"$WORK/rounds.tsv"
+		ompi default | sed "s/^/$round ompi:/" >>"$WORK/rounds.tsv"
+		local f alg seg
+		for f in ${FIXED:-}; do
+			IFS=- read -r alg seg <<<"$f"
+			ompi "$f" --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_bcast_algorithm "$alg" \
+				--mca coll_tuned_bcast_algorithm_segmentsize "$seg" | sed "s/^/$round ompi:/" >>"$WORK/rounds.tsv"
+		done
+	}
 
-: >"$WORK/rounds.tsv"
-for ((round = 1; round <= ROUNDS; round++)); do
-	if [ -n "${LOCK:-}" ]; then
-		{
-			flock 9
+	: >"$WORK/rounds.tsv"
+	for ((round = 1; round <= ROUNDS; round++)); do
+		if [ -n "${LOCK:-}" ]; then
+			{
+				flock 9
+				round
+			} 9>>"$LOCK"
+			sleep 2
+		else
 			round
-		} 9>>"$LOCK"
-		sleep 2
-	else
-		round
-	fi
-done
+		fi
+	done
+fi
 
 # Per round: netaware's fastest series (its 'ompi-fixed' is netaware's run
 # of Open MPI's default schedule, kept), Open MPI's default and its fastest

@@ -44,6 +44,8 @@
 # configurations (default: all 27). SWEEP=0
 # skips the default/rules/fixed sweep (with KEEP=1: confirm an old one). A run of all four clusters
 # with the defaults takes about an hour on a loaded 2-core machine.
+# TABLE=1 only prints the tables from WORK's results (of a run interrupted
+# after its sweep, say), running nothing.
 # RESUME=1 (with LOCK) goes on with an interrupted run in the same WORK:
 # the tune steps, sweep configurations and rounds already done are kept.
 # LOCK (e.g. /work/live.lock; default none) is a file every live unit holds
@@ -135,25 +137,27 @@ locked() {
 	# Let the other waiters in: flock is not first come, first served.
 	sleep "${LOCK_GAP:-2}"
 }
-[ "$(id -u)" = 0 ] || fail "needs root (network namespaces)"
-[ -z "${LOCK:-}" ] || command -v flock >/dev/null || fail "LOCK=$LOCK needs flock (util-linux)"
-[ -z "${LOCK:-}" ] || command -v jq >/dev/null || fail "LOCK=$LOCK needs jq (the tune steps are merged with it)"
-for c in mpicc.openmpi mpirun.openmpi mpicc.mpich mpiexec.hydra; do
-	command -v $c >/dev/null || fail "$c not found (apt-get install openmpi-bin libopenmpi-dev mpich libmpich-dev)"
-done
+if [ "${TABLE:-0}" != 1 ]; then
+	[ "$(id -u)" = 0 ] || fail "needs root (network namespaces)"
+	[ -z "${LOCK:-}" ] || command -v flock >/dev/null || fail "LOCK=$LOCK needs flock (util-linux)"
+	[ -z "${LOCK:-}" ] || command -v jq >/dev/null || fail "LOCK=$LOCK needs jq (the tune steps are merged with it)"
+	for c in mpicc.openmpi mpirun.openmpi mpicc.mpich mpiexec.hydra; do
+		command -v $c >/dev/null || fail "$c not found (apt-get install openmpi-bin libopenmpi-dev mpich libmpich-dev)"
+	done
 
-# Under LOCK a hung run must not hold the machine for long.
-deftimeout=10m
-[ -z "${LOCK:-}" ] || deftimeout=4m
-na=$WORK/netaware
-nice -n 15 go build -o "$na" ./cmd/netaware
-mpicc.openmpi -O2 -o "$WORK/collbench-ompi" tools/mpibench/collbench.c
-mpicc.mpich -O2 -o "$WORK/collbench-mpich" tools/mpibench/collbench.c
-# Hydra takes one executable as its remote shell, not a command line.
-printf '#!/bin/sh\nexec %s emu rsh-agent "$@"\n' "$na" >"$WORK/rsh"
-chmod +x "$WORK/rsh"
+	# Under LOCK a hung run must not hold the machine for long.
+	deftimeout=10m
+	[ -z "${LOCK:-}" ] || deftimeout=4m
+	na=$WORK/netaware
+	nice -n 15 go build -o "$na" ./cmd/netaware
+	mpicc.openmpi -O2 -o "$WORK/collbench-ompi" tools/mpibench/collbench.c
+	mpicc.mpich -O2 -o "$WORK/collbench-mpich" tools/mpibench/collbench.c
+	# Hydra takes one executable as its remote shell, not a command line.
+	printf '#!/bin/sh\nexec %s emu rsh-agent "$@"\n' "$na" >"$WORK/rsh"
+	chmod +x "$WORK/rsh"
 
-trap '"$na" emu down "$PREFIX" >/dev/null 2>&1 || true' EXIT
+	trap '"$na" emu down "$PREFIX" >/dev/null 2>&1 || true' EXIT
+fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 # ompi LABEL MCA...: one mpirun over the cluster, every size; appends
@@ -333,83 +337,87 @@ for cl in $CLUSTERS; do
 	dir=$WORK/$cl
 	[ "$COLL" = bcast ] || dir=$WORK/$cl-$COLL
 	mkdir -p "$dir"
-	[ "${KEEP:-0}" = 1 ] || [ "${RESUME:-0}" = 1 ] || : >"$dir/results.tsv"
-	touch "$dir/results.tsv"
-	"$na" emu down "$PREFIX" >/dev/null 2>&1 || true
-	"$na" emu up "$plat" --prefix "$PREFIX" >"$dir/emu-up.txt"
-	hosts=$("$na" emu status "$PREFIX" --mpi-hosts)
-	first=${hosts%%:*}
-	n=$(echo "$hosts" | tr ',' '\n' | wc -l)
-	echo "== $cl: $n ranks, load: $(uptime | sed 's/.*load/load/')" >&2
-
-	if [ "${REDECIDE:-0}" = 1 ]; then
-		echo "   netaware tune $COLL --from the earlier run" >&2
-		"$na" tune "$COLL" --from "$dir/tuned/bench.json" --out "$dir/tuned" >"$dir/tune-redecide.txt" 2>&1 ||
-			fail "netaware tune $COLL --from failed: $dir/tune-redecide.txt"
+	if [ "${TABLE:-0}" = 1 ]; then
+		n=$(jq -r .ranks "$dir/tuned/bench.json")
 	else
-		echo "   netaware tune $COLL (live)" >&2
-		if [ -z "${LOCK:-}" ]; then
-			"$na" emu run "$PREFIX" --timeout 60m -- netaware tune "$COLL" --quiet --out "$dir/tuned" --sizes "$SIZES" \
-				--reps "$TUNE_REPS" --warmup 1 --segs 8KiB,32KiB,128KiB --algorithms "$TUNE_ALGS" \
-				>"$dir/tune.txt" 2>&1 || fail "netaware tune $COLL failed: $dir/tune.txt"
-		else
-			tunesteps
-		fi
-	fi
+		[ "${KEEP:-0}" = 1 ] || [ "${RESUME:-0}" = 1 ] || : >"$dir/results.tsv"
+		touch "$dir/results.tsv"
+		"$na" emu down "$PREFIX" >/dev/null 2>&1 || true
+		"$na" emu up "$plat" --prefix "$PREFIX" >"$dir/emu-up.txt"
+		hosts=$("$na" emu status "$PREFIX" --mpi-hosts)
+		first=${hosts%%:*}
+		n=$(echo "$hosts" | tr ',' '\n' | wc -l)
+		echo "== $cl: $n ranks, load: $(uptime | sed 's/.*load/load/')" >&2
 
-	if [[ " $LIBS " == *" ompi "* ]] && [ "${SWEEP:-1}" = 1 ]; then
-		echo "   Open MPI: default, rules, fixed" >&2
-		cfgs="default rules"
-		[ "${FIXED:-1}" = 0 ] || for f in ${FIXED_LIST:-$OMPI_FIXED_ALL}; do cfgs="$cfgs fixed-$f"; done
-		if [ -z "${LOCK:-}" ]; then
-			sweepunit $cfgs
+		if [ "${REDECIDE:-0}" = 1 ]; then
+			echo "   netaware tune $COLL --from the earlier run" >&2
+			"$na" tune "$COLL" --from "$dir/tuned/bench.json" --out "$dir/tuned" >"$dir/tune-redecide.txt" 2>&1 ||
+				fail "netaware tune $COLL --from failed: $dir/tune-redecide.txt"
 		else
-			# One size at a time; above 1 MiB SWEEP_CHUNK configurations
-			# per hold of the lock.
-			maxb=$(echo "${SIZES//,/ }" | tr ' ' '\n' | sort -n | tail -n 1)
-			for b in ${SIZES//,/ }; do
-				reps=$((REPS * maxb / b))
-				[ "$reps" -le $((5 * REPS)) ] || reps=$((5 * REPS))
-				all=()
-				for c in $cfgs; do
-					[ "${RESUME:-0}" = 1 ] && awk -v c="$c" -v b="$b" '$1 == "ompi" && $2 == c && $3 == b { f = 1 } END { exit !f }' "$dir/results.tsv" ||
-						all+=("$c")
+			echo "   netaware tune $COLL (live)" >&2
+			if [ -z "${LOCK:-}" ]; then
+				"$na" emu run "$PREFIX" --timeout 60m -- netaware tune "$COLL" --quiet --out "$dir/tuned" --sizes "$SIZES" \
+					--reps "$TUNE_REPS" --warmup 1 --segs 8KiB,32KiB,128KiB --algorithms "$TUNE_ALGS" \
+					>"$dir/tune.txt" 2>&1 || fail "netaware tune $COLL failed: $dir/tune.txt"
+			else
+				tunesteps
+			fi
+		fi
+
+		if [[ " $LIBS " == *" ompi "* ]] && [ "${SWEEP:-1}" = 1 ]; then
+			echo "   Open MPI: default, rules, fixed" >&2
+			cfgs="default rules"
+			[ "${FIXED:-1}" = 0 ] || for f in ${FIXED_LIST:-$OMPI_FIXED_ALL}; do cfgs="$cfgs fixed-$f"; done
+			if [ -z "${LOCK:-}" ]; then
+				sweepunit $cfgs
+			else
+				# One size at a time; above 1 MiB SWEEP_CHUNK configurations
+				# per hold of the lock.
+				maxb=$(echo "${SIZES//,/ }" | tr ' ' '\n' | sort -n | tail -n 1)
+				for b in ${SIZES//,/ }; do
+					reps=$((REPS * maxb / b))
+					[ "$reps" -le $((5 * REPS)) ] || reps=$((5 * REPS))
+					all=()
+					for c in $cfgs; do
+						[ "${RESUME:-0}" = 1 ] && awk -v c="$c" -v b="$b" '$1 == "ompi" && $2 == c && $3 == b { f = 1 } END { exit !f }' "$dir/results.tsv" ||
+							all+=("$c")
+					done
+					chunk=${#all[@]}
+					[ "$b" -le 1048576 ] || chunk=${SWEEP_CHUNK:-6}
+					for ((i = 0; i < ${#all[@]}; i += chunk)); do
+						OSIZES=$b OREPS=$reps locked sweepunit "${all[@]:i:chunk}"
+					done
 				done
-				chunk=${#all[@]}
-				[ "$b" -le 1048576 ] || chunk=${SWEEP_CHUNK:-6}
-				for ((i = 0; i < ${#all[@]}; i += chunk)); do
-					OSIZES=$b OREPS=$reps locked sweepunit "${all[@]:i:chunk}"
-				done
+			fi
+		fi
+		if [[ " $LIBS " == *" mpich "* ]] && [ "${SWEEP:-1}" = 1 ]; then
+			echo "   MPICH: default, rules, fixed" >&2
+			locked mpich default
+			locked mpich rules MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE="$dir/tuned/mpich-coll.json"
+			[ "${FIXED:-1}" = 0 ] || for alg in $MPICH_FIXED; do
+				locked mpich "fixed-$alg" "$MPICH_CVAR=$alg"
 			done
 		fi
-	fi
-	if [[ " $LIBS " == *" mpich "* ]] && [ "${SWEEP:-1}" = 1 ]; then
-		echo "   MPICH: default, rules, fixed" >&2
-		locked mpich default
-		locked mpich rules MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE="$dir/tuned/mpich-coll.json"
-		[ "${FIXED:-1}" = 0 ] || for alg in $MPICH_FIXED; do
-			locked mpich "fixed-$alg" "$MPICH_CVAR=$alg"
-		done
-	fi
-	if [[ " $LIBS " == *" ompi "* ]] && [ "${CONFIRM:-3}" -gt 0 ]; then
-		# Side by side: the default, the rules and the best fixed
-		# configuration of each size, in CONFIRM alternating rounds (the
-		# sweep ran each once, minutes apart, on a machine whose load
-		# moves; and the best of 27 noisy runs is biased low).
-		best=$(awk '$1 == "ompi" && $2 ~ /^fixed/ && (!($3 in b) || $4 < b[$3]) { b[$3] = $4; l[$3] = $2 }
-			END { for (k in l) print l[k] }' "$dir/results.tsv" | sort -u)
-		echo "   Open MPI side by side, ${CONFIRM:-3} rounds: default rules $(echo $best)" >&2
-		# CONFIRM_HOLD (1) rounds per hold of LOCK; RESUME=1 skips the
-		# rounds an earlier run finished.
-		for ((round = 1; round <= ${CONFIRM:-3}; round += ${CONFIRM_HOLD:-1})); do
-			rounds=()
-			for ((r = round; r < round + ${CONFIRM_HOLD:-1} && r <= ${CONFIRM:-3}; r++)); do
-				[ "${RESUME:-0}" = 1 ] && grep -q "^ompi r$r-rules " "$dir/results.tsv" || rounds+=("$r")
+		if [[ " $LIBS " == *" ompi "* ]] && [ "${CONFIRM:-3}" -gt 0 ]; then
+			# Side by side: the default, the rules and the best fixed
+			# configuration of each size, in CONFIRM alternating rounds (the
+			# sweep ran each once, minutes apart, on a machine whose load
+			# moves; and the best of 27 noisy runs is biased low).
+			best=$(awk '$1 == "ompi" && $2 ~ /^fixed/ && (!($3 in b) || $4 < b[$3]) { b[$3] = $4; l[$3] = $2 }
+				END { for (k in l) print l[k] }' "$dir/results.tsv" | sort -u)
+			echo "   Open MPI side by side, ${CONFIRM:-3} rounds: default rules $(echo $best)" >&2
+			# CONFIRM_HOLD (1) rounds per hold of LOCK; RESUME=1 skips the
+			# rounds an earlier run finished.
+			for ((round = 1; round <= ${CONFIRM:-3}; round += ${CONFIRM_HOLD:-1})); do
+				rounds=()
+				for ((r = round; r < round + ${CONFIRM_HOLD:-1} && r <= ${CONFIRM:-3}; r++)); do
+					[ "${RESUME:-0}" = 1 ] && grep -q "^ompi r$r-rules " "$dir/results.tsv" || rounds+=("$r")
+				done
+				[ ${#rounds[@]} = 0 ] || locked confirmrounds "$best" "${rounds[@]}"
 			done
-			[ ${#rounds[@]} = 0 ] || locked confirmrounds "$best" "${rounds[@]}"
-		done
+		fi
+		"$na" emu down "$PREFIX" >/dev/null
 	fi
-	"$na" emu down "$PREFIX" >/dev/null
 
 	{
 		echo "### $cl, $COLL ($n ranks; load when it started: $(uptime | sed 's/.*average: //'))"

@@ -48,6 +48,7 @@ WORK=$(cd "$WORK" && pwd)
 # WORK finished.
 if [ "${TABLE:-0}" = 1 ]; then
 	n=$(jq -r .ranks "$WORK/r1-netaware.json")
+	SIZE=$(jq -r '.sizes_bytes[0]' "$WORK/r1-netaware.json")
 	ROUNDS=$(cut -d' ' -f1 "$WORK/rounds.tsv" | sort -n | tail -n 1)
 else
 	na=$WORK/netaware

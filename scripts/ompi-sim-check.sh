@@ -52,7 +52,7 @@ for cl in $CLUSTERS; do
 	res=$WORK/$cl/results.tsv
 	[ -s "$res" ] || { echo "ompi-sim-check: no $res" >&2; exit 1; }
 	sizes=$(awk '$1 == "ompi" && $2 ~ /^fixed/ { print $3 }' "$res" | sort -nu | paste -sd,)
-	reps=$(awk '/^result / { for (i = 2; i <= NF; i++) if ($i ~ /^reps=/) { sub("reps=", "", $i); print $i; exit } }' "$WORK/$cl"/ompi-fixed-1-0.out)
+	reps=$(awk '/^result / { for (i = 2; i <= NF; i++) if ($i ~ /^reps=/) { sub("reps=", "", $i); print $i } }' "$WORK/$cl"/ompi-fixed-*.out | sort -n | head -n 1)
 	"$na" bench bcast --quiet --json --platform "scripts/tune-proof/$cl.yaml" --sizes "$sizes" --reps "${reps:-3}" \
 		--algorithms linear,chain,k-chain,pipeline,split-binary,binary,binomial,knomial,scatter-allgather,scatter-allgather-ring \
 		--segs 8192,32768,131072 2>/dev/null >"$WORK/$cl/sim.json"

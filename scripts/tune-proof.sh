@@ -30,8 +30,8 @@
 # Environment: PREFIX (namespace prefix, default "tp"), SIZES (bytes,
 # comma-separated, default 65536,1048576,16777216), WARMUP (1), REPS (3),
 # TUNE_REPS (netaware's repetitions, 3), LIBS ("ompi mpich"), WORK (directory
-# for the files, default a new temporary one), OMPI_TIMEOUT (10m) and
-# MPICH_TIMEOUT (6m) bound each mpirun (MPICH over UCX's TCP transport
+# for the files, default a new temporary one), OMPI_TIMEOUT and
+# MPICH_TIMEOUT (10m, 4m with LOCK) bound each mpirun (MPICH over UCX's TCP transport
 # often hangs in MPI_Finalize here, after its results: those are kept). To redo part of a run in the
 # same WORK: KEEP=1 keeps WORK/CLUSTER/results.tsv (configurations run
 # again replace their lines), FIXED=0 skips the fixed algorithms, REDECIDE=1
@@ -44,6 +44,19 @@
 # configurations (default: all 27). SWEEP=0
 # skips the default/rules/fixed sweep (with KEEP=1: confirm an old one). A run of all four clusters
 # with the defaults takes about an hour on a loaded 2-core machine.
+# TABLE=1 only prints the tables from WORK's results (of a run interrupted
+# after its sweep, say), running nothing.
+# RESUME=1 (with LOCK) goes on with an interrupted run in the same WORK:
+# the tune steps, sweep configurations and rounds already done are kept.
+# LOCK (e.g. /work/live.lock; default none) is a file every live unit holds
+# with flock(1), so that no other live run on a shared machine times at
+# the same moment: one 'tune' step (one size, and for sizes above 1 MiB
+# TUNE_CHUNK (3) algorithm names at a time; the steps' bench.json files are
+# merged with jq before deciding), the sweep at one size (above 1 MiB
+# SWEEP_CHUNK (6) configurations at a time; the smaller sizes get the
+# repetitions they would have had in one run with every size), one
+# side-by-side round (every size; CONFIRM_HOLD rounds per hold). Each unit holds the
+# lock for at most a few minutes; building and 'emu up' do not take it.
 # COLL=allreduce (default bcast) does the same for MPI_Allreduce: netaware's
 # blind allreduce algorithms live, Open MPI's coll_tuned_allreduce_algorithm
 # 1-6 (segmented ring 5 at 64 and 1024 KiB segments), MPICH's
@@ -107,20 +120,44 @@ mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
 
 fail() { echo "tune-proof: $*" >&2; exit 1; }
-[ "$(id -u)" = 0 ] || fail "needs root (network namespaces)"
-for c in mpicc.openmpi mpirun.openmpi mpicc.mpich mpiexec.hydra; do
-	command -v $c >/dev/null || fail "$c not found (apt-get install openmpi-bin libopenmpi-dev mpich libmpich-dev)"
-done
 
-na=$WORK/netaware
-nice -n 15 go build -o "$na" ./cmd/netaware
-mpicc.openmpi -O2 -o "$WORK/collbench-ompi" tools/mpibench/collbench.c
-mpicc.mpich -O2 -o "$WORK/collbench-mpich" tools/mpibench/collbench.c
-# Hydra takes one executable as its remote shell, not a command line.
-printf '#!/bin/sh\nexec %s emu rsh-agent "$@"\n' "$na" >"$WORK/rsh"
-chmod +x "$WORK/rsh"
+# locked CMD...: CMD (a command or a function of this script) holding
+# $LOCK, if set. The load is logged with each unit: the figures are read
+# against it (docs/tuning.md).
+locked() {
+	if [ -z "${LOCK:-}" ]; then
+		"$@"
+		return
+	fi
+	{
+		flock 9
+		echo "   [$(date -u +%H:%M:%S) $(uptime | sed 's/.*average: //')] $*" >>"$dir/lock.log"
+		"$@"
+	} 9>>"$LOCK"
+	# Let the other waiters in: flock is not first come, first served.
+	sleep "${LOCK_GAP:-2}"
+}
+if [ "${TABLE:-0}" != 1 ]; then
+	[ "$(id -u)" = 0 ] || fail "needs root (network namespaces)"
+	[ -z "${LOCK:-}" ] || command -v flock >/dev/null || fail "LOCK=$LOCK needs flock (util-linux)"
+	[ -z "${LOCK:-}" ] || command -v jq >/dev/null || fail "LOCK=$LOCK needs jq (the tune steps are merged with it)"
+	for c in mpicc.openmpi mpirun.openmpi mpicc.mpich mpiexec.hydra; do
+		command -v $c >/dev/null || fail "$c not found (apt-get install openmpi-bin libopenmpi-dev mpich libmpich-dev)"
+	done
 
-trap '"$na" emu down "$PREFIX" >/dev/null 2>&1 || true' EXIT
+	# Under LOCK a hung run must not hold the machine for long.
+	deftimeout=10m
+	[ -z "${LOCK:-}" ] || deftimeout=4m
+	na=$WORK/netaware
+	nice -n 15 go build -o "$na" ./cmd/netaware
+	mpicc.openmpi -O2 -o "$WORK/collbench-ompi" tools/mpibench/collbench.c
+	mpicc.mpich -O2 -o "$WORK/collbench-mpich" tools/mpibench/collbench.c
+	# Hydra takes one executable as its remote shell, not a command line.
+	printf '#!/bin/sh\nexec %s emu rsh-agent "$@"\n' "$na" >"$WORK/rsh"
+	chmod +x "$WORK/rsh"
+
+	trap '"$na" emu down "$PREFIX" >/dev/null 2>&1 || true' EXIT
+fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 # ompi LABEL MCA...: one mpirun over the cluster, every size; appends
@@ -129,14 +166,14 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 ompi() {
 	local label=$1
 	shift
-	"$na" emu run "$PREFIX" --host "$first" --timeout "${OMPI_TIMEOUT:-10m}" -- \
+	"$na" emu run "$PREFIX" --host "$first" --timeout "${OMPI_TIMEOUT:-$deftimeout}" -- \
 		mpirun.openmpi --leave-session-attached -n "$n" --host "$hosts" --bind-to none \
 		--mca plm_rsh_agent "$na emu rsh-agent" --mca plm_rsh_no_tree_spawn 1 \
 		--mca btl tcp,self --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 --mca pml ob1 \
 		--mca mpi_yield_when_idle 1 "$@" \
-		"$WORK/collbench-ompi" "$COLL" "$SIZES" "$WARMUP" "$REPS" >"$dir/ompi-$label.out" 2>&1 ||
-		echo "tune-proof: Open MPI $label failed (see $dir/ompi-$label.out); keeping the sizes it finished" >&2
-	result ompi "$label" <"$dir/ompi-$label.out"
+		"$WORK/collbench-ompi" "$COLL" "${OSIZES:-$SIZES}" "$WARMUP" "${OREPS:-$REPS}" >"$dir/ompi-$label${OSIZES:+@$OSIZES}.out" 2>&1 ||
+		echo "tune-proof: Open MPI $label failed (see $dir/ompi-$label${OSIZES:+@$OSIZES}.out); keeping the sizes it finished" >&2
+	result ompi "$label" <"$dir/ompi-$label${OSIZES:+@$OSIZES}.out"
 }
 
 # mpich LABEL ENV=VALUE...: the same with MPICH (hydra, -genv per setting).
@@ -149,7 +186,7 @@ mpich() {
 	shift
 	local genv=(-genv UCX_TLS tcp,self -genv UCX_NET_DEVICES eth0 -genv MPIR_CVAR_POLLS_BEFORE_YIELD 1)
 	for kv in "$@"; do genv+=(-genv "${kv%%=*}" "${kv#*=}"); done
-	"$na" emu run "$PREFIX" --host "$first" --timeout "${MPICH_TIMEOUT:-6m}" -- \
+	"$na" emu run "$PREFIX" --host "$first" --timeout "${MPICH_TIMEOUT:-$deftimeout}" -- \
 		mpiexec.hydra -launcher rsh -launcher-exec "$WORK/rsh" -hosts "${hosts//:1/}" -n "$n" -iface eth0 \
 		"${genv[@]}" "$WORK/collbench-mpich" "$COLL" "$SIZES" "$WARMUP" "$REPS" >"$dir/mpich-$label.out" 2>&1 ||
 		echo "tune-proof: MPICH $label failed (see $dir/mpich-$label.out); keeping the sizes it finished" >&2
@@ -157,13 +194,17 @@ mpich() {
 }
 
 result() {
-	# A configuration run again replaces its earlier lines (KEEP=1).
-	awk -v lib="$1" -v label="$2" '!($1 == lib && $2 == label)' "$dir/results.tsv" >"$dir/results.tmp"
-	mv "$dir/results.tmp" "$dir/results.tsv"
-	awk -v lib="$1" -v label="$2" '/^result / {
+	# A configuration run again replaces its earlier lines of the sizes it
+	# measured (KEEP=1; the sweep under LOCK runs one size at a time).
+	local new
+	new=$(awk -v lib="$1" -v label="$2" '/^result / {
 		for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
 		print lib, label, f["bytes"], f["median_s"], f["mean_s"]
-	}' >>"$dir/results.tsv"
+	}')
+	awk -v lib="$1" -v label="$2" -v sizes="${OSIZES:-$SIZES}" 'BEGIN { n = split(sizes, s, ","); for (i = 1; i <= n; i++) z[s[i]] = 1 }
+		!($1 == lib && $2 == label && $3 in z)' "$dir/results.tsv" >"$dir/results.tmp"
+	mv "$dir/results.tmp" "$dir/results.tsv"
+	[ -z "$new" ] || echo "$new" >>"$dir/results.tsv"
 }
 
 # table LIB: Markdown rows per size: default, netaware's rules, the best
@@ -216,69 +257,167 @@ sidebyside() {
 	}' "$dir/results.tsv"
 }
 
+# tunesteps: 'netaware tune' in steps short enough to hold $LOCK (one size;
+# above 1 MiB TUNE_CHUNK algorithm names at a time), then one decision from
+# the steps' measurements merged (each step measures Open MPI's default
+# schedule too: the first of each size is kept).
+tunesteps() {
+	local parts=$dir/tune-steps k=0 algs chunk done a
+	[ "${RESUME:-0}" = 1 ] || rm -rf "$parts"
+	mkdir -p "$parts"
+	for b in ${SIZES//,/ }; do
+		# RESUME=1: the algorithms an earlier (interrupted) run measured
+		# at this size are not measured again.
+		done=" "
+		[ "${RESUME:-0}" != 1 ] || done=" $(cat "$parts"/*/bench.json 2>/dev/null |
+			jq -r --argjson b "$b" '.measurements[] | select(.size_bytes == $b) | .algorithm.name' | sort -u | tr '\n' ' ')"
+		algs=()
+		for a in ${TUNE_ALGS//,/ }; do
+			[[ "$done" == *" $a "* ]] || algs+=("$a")
+		done
+		chunk=${#algs[@]}
+		[ "$b" -le 1048576 ] || chunk=${TUNE_CHUNK:-3}
+		for ((i = 0; i < ${#algs[@]}; i += chunk)); do
+			k=$((k + 1))
+			a=$(IFS=,; echo "${algs[*]:i:chunk}")
+			local out=$parts/$b-$k-$$
+			locked "$na" emu run "$PREFIX" --timeout 10m -- netaware tune "$COLL" --quiet --out "$out" --sizes "$b" \
+				--reps "$TUNE_REPS" --warmup 1 --segs 8KiB,32KiB,128KiB --algorithms "$a" \
+				>"$out.txt" 2>&1 || fail "netaware tune $COLL --sizes $b --algorithms $a failed: $out.txt"
+		done
+	done
+	mkdir -p "$dir/tuned"
+	jq -s '.[0] + {sizes_bytes: ([.[].sizes_bytes[]] | unique),
+		measurements: ([.[].measurements[]] | unique_by([.collective, .size_bytes, .label])), choices: []}' \
+		"$parts"/*/bench.json >"$dir/tune-steps.json" || fail "merging $parts/*/bench.json"
+	"$na" tune "$COLL" --from "$dir/tune-steps.json" --out "$dir/tuned" >"$dir/tune.txt" 2>&1 ||
+		fail "netaware tune $COLL --from $dir/tune-steps.json failed: $dir/tune.txt"
+}
+
+# sweepunit CONFIG...: Open MPI with each configuration: default, rules
+# (netaware's ompi-rules.conf) or fixed-ID-SEGMENT.
+sweepunit() {
+	local c alg seg
+	for c in "$@"; do
+		case $c in
+		default) ompi default ;;
+		rules) ompi rules --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename "$dir/tuned/ompi-rules.conf" ;;
+		fixed-*)
+			IFS=- read -r _ alg seg <<<"$c"
+			ompi "$c" --mca coll_tuned_use_dynamic_rules 1 --mca "coll_tuned_${COLL}_algorithm" "$alg" \
+				--mca "coll_tuned_${COLL}_algorithm_segmentsize" "$seg"
+			;;
+		esac
+	done
+}
+
+# confirmrounds BEST ROUND...: side-by-side rounds (default, rules, each
+# best fixed configuration); one unit of $LOCK, so the three are timed
+# under the same conditions.
+confirmrounds() {
+	local best=$1 round
+	shift
+	for round in "$@"; do confirmround "$round" "$best"; done
+}
+
+confirmround() {
+	local round=$1 f alg seg
+	ompi "r$round-default"
+	ompi "r$round-rules" --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename "$dir/tuned/ompi-rules.conf"
+	for f in $2; do
+		IFS=- read -r _ alg seg <<<"$f"
+		ompi "r$round-$f" --mca coll_tuned_use_dynamic_rules 1 --mca "coll_tuned_${COLL}_algorithm" "$alg" \
+			--mca "coll_tuned_${COLL}_algorithm_segmentsize" "$seg"
+	done
+}
+
 for cl in $CLUSTERS; do
 	plat=scripts/tune-proof/$cl.yaml
 	[ -f "$plat" ] || fail "no platform $plat"
 	dir=$WORK/$cl
 	[ "$COLL" = bcast ] || dir=$WORK/$cl-$COLL
 	mkdir -p "$dir"
-	[ "${KEEP:-0}" = 1 ] || : >"$dir/results.tsv"
-	touch "$dir/results.tsv"
-	"$na" emu down "$PREFIX" >/dev/null 2>&1 || true
-	"$na" emu up "$plat" --prefix "$PREFIX" >"$dir/emu-up.txt"
-	hosts=$("$na" emu status "$PREFIX" --mpi-hosts)
-	first=${hosts%%:*}
-	n=$(echo "$hosts" | tr ',' '\n' | wc -l)
-	echo "== $cl: $n ranks, load: $(uptime | sed 's/.*load/load/')" >&2
-
-	if [ "${REDECIDE:-0}" = 1 ]; then
-		echo "   netaware tune $COLL --from the earlier run" >&2
-		"$na" tune "$COLL" --from "$dir/tuned/bench.json" --out "$dir/tuned" >"$dir/tune-redecide.txt" 2>&1 ||
-			fail "netaware tune $COLL --from failed: $dir/tune-redecide.txt"
+	if [ "${TABLE:-0}" = 1 ]; then
+		n=$(jq -r .ranks "$dir/tuned/bench.json")
 	else
-		echo "   netaware tune $COLL (live)" >&2
-		"$na" emu run "$PREFIX" --timeout 60m -- netaware tune "$COLL" --quiet --out "$dir/tuned" --sizes "$SIZES" \
-			--reps "$TUNE_REPS" --warmup 1 --segs 8KiB,32KiB,128KiB --algorithms "$TUNE_ALGS" \
-			>"$dir/tune.txt" 2>&1 || fail "netaware tune $COLL failed: $dir/tune.txt"
-	fi
+		[ "${KEEP:-0}" = 1 ] || [ "${RESUME:-0}" = 1 ] || : >"$dir/results.tsv"
+		touch "$dir/results.tsv"
+		"$na" emu down "$PREFIX" >/dev/null 2>&1 || true
+		"$na" emu up "$plat" --prefix "$PREFIX" >"$dir/emu-up.txt"
+		hosts=$("$na" emu status "$PREFIX" --mpi-hosts)
+		first=${hosts%%:*}
+		n=$(echo "$hosts" | tr ',' '\n' | wc -l)
+		echo "== $cl: $n ranks, load: $(uptime | sed 's/.*load/load/')" >&2
 
-	if [[ " $LIBS " == *" ompi "* ]] && [ "${SWEEP:-1}" = 1 ]; then
-		echo "   Open MPI: default, rules, fixed" >&2
-		ompi default
-		ompi rules --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename "$dir/tuned/ompi-rules.conf"
-		[ "${FIXED:-1}" = 0 ] || for f in ${FIXED_LIST:-$OMPI_FIXED_ALL}; do
-			IFS=- read -r alg seg <<<"$f"
-			ompi "fixed-$alg-$seg" --mca coll_tuned_use_dynamic_rules 1 --mca "coll_tuned_${COLL}_algorithm" "$alg" \
-				--mca "coll_tuned_${COLL}_algorithm_segmentsize" "$seg"
-		done
-	fi
-	if [[ " $LIBS " == *" mpich "* ]] && [ "${SWEEP:-1}" = 1 ]; then
-		echo "   MPICH: default, rules, fixed" >&2
-		mpich default
-		mpich rules MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE="$dir/tuned/mpich-coll.json"
-		[ "${FIXED:-1}" = 0 ] || for alg in $MPICH_FIXED; do
-			mpich "fixed-$alg" "$MPICH_CVAR=$alg"
-		done
-	fi
-	if [[ " $LIBS " == *" ompi "* ]] && [ "${CONFIRM:-3}" -gt 0 ]; then
-		# Side by side: the default, the rules and the best fixed
-		# configuration of each size, in CONFIRM alternating rounds (the
-		# sweep ran each once, minutes apart, on a machine whose load
-		# moves; and the best of 27 noisy runs is biased low).
-		best=$(awk '$1 == "ompi" && $2 ~ /^fixed/ && (!($3 in b) || $4 < b[$3]) { b[$3] = $4; l[$3] = $2 }
-			END { for (k in l) print l[k] }' "$dir/results.tsv" | sort -u)
-		echo "   Open MPI side by side, ${CONFIRM:-3} rounds: default rules $(echo $best)" >&2
-		for ((round = 1; round <= ${CONFIRM:-3}; round++)); do
-			ompi "r$round-default"
-			ompi "r$round-rules" --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename "$dir/tuned/ompi-rules.conf"
-			for f in $best; do
-				IFS=- read -r _ alg seg <<<"$f"
-				ompi "r$round-$f" --mca coll_tuned_use_dynamic_rules 1 --mca "coll_tuned_${COLL}_algorithm" "$alg" \
-					--mca "coll_tuned_${COLL}_algorithm_segmentsize" "$seg"
+		if [ "${REDECIDE:-0}" = 1 ]; then
+			echo "   netaware tune $COLL --from the earlier run" >&2
+			"$na" tune "$COLL" --from "$dir/tuned/bench.json" --out "$dir/tuned" >"$dir/tune-redecide.txt" 2>&1 ||
+				fail "netaware tune $COLL --from failed: $dir/tune-redecide.txt"
+		else
+			echo "   netaware tune $COLL (live)" >&2
+			if [ -z "${LOCK:-}" ]; then
+				"$na" emu run "$PREFIX" --timeout 60m -- netaware tune "$COLL" --quiet --out "$dir/tuned" --sizes "$SIZES" \
+					--reps "$TUNE_REPS" --warmup 1 --segs 8KiB,32KiB,128KiB --algorithms "$TUNE_ALGS" \
+					>"$dir/tune.txt" 2>&1 || fail "netaware tune $COLL failed: $dir/tune.txt"
+			else
+				tunesteps
+			fi
+		fi
+
+		if [[ " $LIBS " == *" ompi "* ]] && [ "${SWEEP:-1}" = 1 ]; then
+			echo "   Open MPI: default, rules, fixed" >&2
+			cfgs="default rules"
+			[ "${FIXED:-1}" = 0 ] || for f in ${FIXED_LIST:-$OMPI_FIXED_ALL}; do cfgs="$cfgs fixed-$f"; done
+			if [ -z "${LOCK:-}" ]; then
+				sweepunit $cfgs
+			else
+				# One size at a time; above 1 MiB SWEEP_CHUNK configurations
+				# per hold of the lock.
+				maxb=$(echo "${SIZES//,/ }" | tr ' ' '\n' | sort -n | tail -n 1)
+				for b in ${SIZES//,/ }; do
+					reps=$((REPS * maxb / b))
+					[ "$reps" -le $((5 * REPS)) ] || reps=$((5 * REPS))
+					all=()
+					for c in $cfgs; do
+						[ "${RESUME:-0}" = 1 ] && awk -v c="$c" -v b="$b" '$1 == "ompi" && $2 == c && $3 == b { f = 1 } END { exit !f }' "$dir/results.tsv" ||
+							all+=("$c")
+					done
+					chunk=${#all[@]}
+					[ "$b" -le 1048576 ] || chunk=${SWEEP_CHUNK:-6}
+					for ((i = 0; i < ${#all[@]}; i += chunk)); do
+						OSIZES=$b OREPS=$reps locked sweepunit "${all[@]:i:chunk}"
+					done
+				done
+			fi
+		fi
+		if [[ " $LIBS " == *" mpich "* ]] && [ "${SWEEP:-1}" = 1 ]; then
+			echo "   MPICH: default, rules, fixed" >&2
+			locked mpich default
+			locked mpich rules MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE="$dir/tuned/mpich-coll.json"
+			[ "${FIXED:-1}" = 0 ] || for alg in $MPICH_FIXED; do
+				locked mpich "fixed-$alg" "$MPICH_CVAR=$alg"
 			done
-		done
+		fi
+		if [[ " $LIBS " == *" ompi "* ]] && [ "${CONFIRM:-3}" -gt 0 ]; then
+			# Side by side: the default, the rules and the best fixed
+			# configuration of each size, in CONFIRM alternating rounds (the
+			# sweep ran each once, minutes apart, on a machine whose load
+			# moves; and the best of 27 noisy runs is biased low).
+			best=$(awk '$1 == "ompi" && $2 ~ /^fixed/ && (!($3 in b) || $4 < b[$3]) { b[$3] = $4; l[$3] = $2 }
+				END { for (k in l) print l[k] }' "$dir/results.tsv" | sort -u)
+			echo "   Open MPI side by side, ${CONFIRM:-3} rounds: default rules $(echo $best)" >&2
+			# CONFIRM_HOLD (1) rounds per hold of LOCK; RESUME=1 skips the
+			# rounds an earlier run finished.
+			for ((round = 1; round <= ${CONFIRM:-3}; round += ${CONFIRM_HOLD:-1})); do
+				rounds=()
+				for ((r = round; r < round + ${CONFIRM_HOLD:-1} && r <= ${CONFIRM:-3}; r++)); do
+					[ "${RESUME:-0}" = 1 ] && grep -q "^ompi r$r-rules " "$dir/results.tsv" || rounds+=("$r")
+				done
+				[ ${#rounds[@]} = 0 ] || locked confirmrounds "$best" "${rounds[@]}"
+			done
+		fi
+		"$na" emu down "$PREFIX" >/dev/null
 	fi
-	"$na" emu down "$PREFIX" >/dev/null
 
 	{
 		echo "### $cl, $COLL ($n ranks; load when it started: $(uptime | sed 's/.*average: //'))"

@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# netaware's own broadcast against real Open MPI's on an emulated cluster,
+# side by side (docs/tuning.md, "netaware's own broadcast against Open MPI";
+# issue 11: within 1.5x of Open MPI at 1 KiB, at least as fast as its best
+# from 1 MiB).
+#
+#   sudo LOCK=/work/live.lock PREFIX=o11c scripts/bcast-vs-ompi.sh star-2x4-cyclic
+#   sudo SIZE=1048576 REPS=10 FIXED="5-32768 6-32768" scripts/bcast-vs-ompi.sh star-2x4-cyclic
+#
+# CLUSTER names a platform in scripts/tune-proof/. The script builds it
+# ('netaware emu up', prefix $PREFIX, default "bv"; removed on exit), then
+# runs ROUNDS (3) alternating rounds, each one unit of $LOCK if set (flock,
+# as scripts/tune-proof.sh): 'netaware bench bcast' live over netaware's TCP
+# transport with ALGS (linear,binomial,knomial,binary,pipeline) at SIZE
+# bytes (1024), WARMUP (20) warm-up and REPS (200) timed repetitions, then
+# tools/mpibench/collbench.c in Open MPI 4.1 (same options as tune-proof.sh)
+# with its default selection and with each FIXED id-segment configuration
+# (none by default). Both time each repetition after a barrier by its
+# slowest rank; netaware reports the mean of the repetitions within the 90th
+# percentile, so the Open MPI figure here is the same statistic computed from
+# collbench's per-repetition lines (its median is printed too).
+#
+# Prints one Markdown table, one row per round plus the medians over the
+# rounds, and keeps every raw file in $WORK (TABLE=1 WORK=...: the table of
+# an interrupted run's finished rounds).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PATH:/usr/local/go/bin"
+[ $# = 1 ] || { echo "usage: $0 CLUSTER (a platform in scripts/tune-proof/)" >&2; exit 2; }
+plat=scripts/tune-proof/$1.yaml
+fail() { echo "bcast-vs-ompi: $*" >&2; exit 1; }
+[ -f "$plat" ] || { echo "bcast-vs-ompi: no platform $plat" >&2; exit 2; }
+[ "$(id -u)" = 0 ] || fail "needs root (network namespaces)"
+for c in mpicc.openmpi mpirun.openmpi jq; do command -v $c >/dev/null || fail "$c not found"; done
+[ -z "${LOCK:-}" ] || command -v flock >/dev/null || fail "LOCK=$LOCK needs flock (util-linux)"
+
+PREFIX=${PREFIX:-bv}
+SIZE=${SIZE:-1024}
+ROUNDS=${ROUNDS:-3}
+WARMUP=${WARMUP:-20}
+REPS=${REPS:-200}
+ALGS=${ALGS:-linear,binomial,knomial,binary,pipeline}
+WORK=${WORK:-$(mktemp -d /tmp/bcast-vs-ompi.XXXXXX)}
+mkdir -p "$WORK"
+WORK=$(cd "$WORK" && pwd)
+
+# TABLE=1: only the table, from the rounds an earlier (interrupted) run in
+# WORK finished.
+if [ "${TABLE:-0}" = 1 ]; then
+	n=$(jq -r .ranks "$WORK/r1-netaware.json")
+	SIZE=$(jq -r '.sizes_bytes[0]' "$WORK/r1-netaware.json")
+	ROUNDS=$(cut -d' ' -f1 "$WORK/rounds.tsv" | sort -n | tail -n 1)
+else
+	na=$WORK/netaware
+	nice -n 15 go build -o "$na" ./cmd/netaware
+	mpicc.openmpi -O2 -o "$WORK/collbench-ompi" tools/mpibench/collbench.c
+	trap '"$na" emu down "$PREFIX" >/dev/null 2>&1 || true' EXIT
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	"$na" emu down "$PREFIX" >/dev/null 2>&1 || true
+	"$na" emu up "$plat" --prefix "$PREFIX" >"$WORK/emu-up.txt"
+	hosts=$("$na" emu status "$PREFIX" --mpi-hosts)
+	first=${hosts%%:*}
+	n=$(echo "$hosts" | tr ',' '\n' | wc -l)
+
+	# ompi LABEL MCA...: one collbench run; prints "LABEL median mean90".
+	ompi() {
+		local label=$1 out
+		shift
+		out=$WORK/r$round-ompi-$label.out
+		"$na" emu run "$PREFIX" --host "$first" --timeout 4m -- \
+			mpirun.openmpi --leave-session-attached -n "$n" --host "$hosts" --bind-to none \
+			--mca plm_rsh_agent "$na emu rsh-agent" --mca plm_rsh_no_tree_spawn 1 \
+			--mca btl tcp,self --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 --mca pml ob1 \
+			--mca mpi_yield_when_idle 1 "$@" "$WORK/collbench-ompi" bcast "$SIZE" "$WARMUP" "$REPS" >"$out" 2>&1 ||
+			echo "bcast-vs-ompi: Open MPI $label failed (see $out)" >&2
+		# The mean of the repetitions within the 90th percentile, as netaware's
+		# harness keeps them.
+		local med
+		med=$(sed -n 's/^result .*median_s=\([^ ]*\).*/\1/p' "$out")
+		[ -n "$med" ] || return 0
+		awk '/^rep / { print $3 }' "$out" | sort -g | awk -v label="$label" -v med="$med" '{ t[++k] = $1 }
+			END { m = int(k * 0.9); if (m < 1) m = 1; for (i = 1; i <= m; i++) s += t[i]; print label, med, s / m }'
+	}
+
+	# round: netaware, then Open MPI's default and FIXED; one line per series
+	# "round label median mean90" (netaware: mean90 only).
+	round() {
+		echo "# $(date -u +%H:%M:%S) load $(uptime | sed 's/.*average: //')" >>"$WORK/rounds.log"
+		"$na" emu run "$PREFIX" --timeout 4m -- netaware bench bcast --quiet --json --sizes "$SIZE" \
+			--reps "$REPS" --warmup "$WARMUP" --algorithms "$ALGS" >"$WORK/r$round-netaware.json" 2>"$WORK/r$round-netaware.err" ||
+			fail "netaware bench bcast failed: $WORK/r$round-netaware.err"
+		jq -r --arg r "$round" '.series[] | "\($r) na:\(.label) - \(.mean_s[0])"' "$WORK/r$round-netaware.json" >>"$WORK/rounds.tsv"
+		ompi default | sed "s/^/$round ompi:/" >>"$WORK/rounds.tsv"
+		local f alg seg
+		for f in ${FIXED:-}; do
+			IFS=- read -r alg seg <<<"$f"
+			ompi "$f" --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_bcast_algorithm "$alg" \
+				--mca coll_tuned_bcast_algorithm_segmentsize "$seg" | sed "s/^/$round ompi:/" >>"$WORK/rounds.tsv"
+		done
+	}
+
+	: >"$WORK/rounds.tsv"
+	for ((round = 1; round <= ROUNDS; round++)); do
+		if [ -n "${LOCK:-}" ]; then
+			{
+				flock 9
+				round
+			} 9>>"$LOCK"
+			sleep 2
+		else
+			round
+		fi
+	done
+fi
+
+# Per round: netaware's fastest series (its 'ompi-fixed' is netaware's run
+# of Open MPI's default schedule, kept), Open MPI's default and its fastest
+# FIXED; then the median over rounds of each column and of the ratios.
+{
+	echo "### $1, $SIZE bytes, $n ranks ($ROUNDS rounds; load at the end: $(uptime | sed 's/.*average: //'))"
+	echo
+	awk '
+	{ r = $1; v = $4 + 0 }
+	$2 ~ /^na:/ && (!(r in nb) || v < nb[r]) { nb[r] = v; nl[r] = substr($2, 4) }
+	$2 == "ompi:default" { od[r] = v; om[r] = $3 }
+	$2 ~ /^ompi:[0-9]/ && (!(r in fb) || v < fb[r]) { fb[r] = v; fl[r] = substr($2, 6) }
+	function med(a, n,   i, j, t) {
+		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+	}
+	function us(s) { return s < 0.01 ? sprintf("%.0f us", s * 1e6) : sprintf("%.4f s", s) }
+	END {
+		print "| round | netaware best (mean of 90 %) | Open MPI default (mean of 90 % / median) | Open MPI best fixed (mean of 90 %) | netaware / default | netaware / best fixed |"
+		print "|---|---|---|---|---|---|"
+		for (r = 1; r in nb; r++) {
+			k++
+			a[k] = nb[r] / od[r]; b[k] = (r in fb) ? nb[r] / fb[r] : 0
+			printf "| %d | %s (%s) | %s / %s | %s | %.2f | %s |\n", r, us(nb[r]), nl[r], us(od[r]), us(om[r]),
+				(r in fb) ? us(fb[r]) " (" fl[r] ")" : "-", a[k], (r in fb) ? sprintf("%.2f", b[k]) : "-"
+		}
+		printf "| median | | | | %.2f | %s |\n", med(a, k), (1 in fb) ? sprintf("%.2f", med(b, k)) : "-"
+	}' "$WORK/rounds.tsv"
+} | tee "$WORK/table.md"
+echo "files in $WORK" >&2

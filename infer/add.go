@@ -217,14 +217,15 @@ func (ad *Adder) Measured() int { return len(ad.Known) }
 // to H's own cluster after one far measurement instead of drawing more
 // far hosts (close samples across clusters on shirai-4clusters: 344 -> 211).
 func (ad *Adder) FindCloseHost(t *Tree) (int, error) {
-	m := t.Ranks()
+	m := t.rankNodes() // node ids, in the order of t.Ranks
 	best, bestRTT := -1, math.Inf(1)
 	for taken := 0; len(m) > 0 && (ad.CloseSamples <= 0 || taken < ad.CloseSamples); taken++ {
 		i := ad.Rand.IntN(len(m))
 		if taken > 0 {
 			i = ad.lowestBound(t, m, i)
 		}
-		j := m[i]
+		jn := m[i]
+		j := t.nodes[jn].rank
 		m[i] = m[len(m)-1]
 		m = m[:len(m)-1]
 		r, err := ad.measure(j, false)
@@ -237,7 +238,7 @@ func (ad *Adder) FindCloseHost(t *Tree) (int, error) {
 		x := r.Min / 2
 		keep := m[:0]
 		for _, k := range m {
-			y := t.Distance(k, j)
+			y := t.nodeDistance(k, jn)
 			if !(y > 3*x || y < x/3) {
 				keep = append(keep, k)
 			}
@@ -302,12 +303,14 @@ func (ad *Adder) MeasureNewcomers(t, view *Tree) error {
 	return nil
 }
 
-// lowestBound returns the index in m of the host with the smallest lower
-// bound on its distance from H, preferring index pref among equals.
+// lowestBound returns the index in m (node ids) of the host with the
+// smallest lower bound on its distance from H, preferring index pref
+// among equals.
 func (ad *Adder) lowestBound(t *Tree, m []int, pref int) int {
-	best, bestLB := pref, ad.lowerBound(t, m[pref])
+	in := ad.measuredIn(t)
+	best, bestLB := pref, lowerBound(t, in, m[pref])
 	for i, k := range m {
-		if lb := ad.lowerBound(t, k); lb < bestLB-1e-9 {
+		if lb := lowerBound(t, in, k); lb < bestLB-1e-9 {
 			best, bestLB = i, lb
 		}
 	}
@@ -317,13 +320,35 @@ func (ad *Adder) lowestBound(t *Tree, m []int, pref int) int {
 // lowerBound is the best lower bound on the one-way distance from H to
 // host n that H's measurements and the tree give.
 func (ad *Adder) lowerBound(t *Tree, n int) float64 {
+	return lowerBound(t, ad.measuredIn(t), t.byRank[n])
+}
+
+// lowerBound is max over the measured hosts J of |x_J - d(J, n)|, for
+// node n.
+func lowerBound(t *Tree, in []measuredNode, n int) float64 {
 	lb := 0.0
-	for j, v := range ad.Known {
-		if t.Has(j) {
-			lb = math.Max(lb, math.Abs(v.Min/2-t.Distance(j, n)))
-		}
+	for _, j := range in {
+		lb = math.Max(lb, math.Abs(j.half-t.nodeDistance(j.node, n)))
 	}
 	return lb
+}
+
+// measuredNode is a host of the tree that H measured: its node and half
+// the best RTT.
+type measuredNode struct {
+	node int
+	half float64
+}
+
+// measuredIn lists the hosts of t that H measured.
+func (ad *Adder) measuredIn(t *Tree) []measuredNode {
+	in := make([]measuredNode, 0, len(ad.Known))
+	for j, v := range ad.Known {
+		if x, ok := t.byRank[j]; ok {
+			in = append(in, measuredNode{x, v.Min / 2})
+		}
+	}
+	return in
 }
 
 // Add inserts H into t (procedure add, seed 002 Fig. 5). first is the host
@@ -340,20 +365,20 @@ func (ad *Adder) Add(t *Tree, first int) error {
 	if t.Has(ad.H) {
 		return fmt.Errorf("infer: rank %d already in the tree", ad.H)
 	}
-	cand := map[int]bool{}
-	for _, r := range t.Ranks() {
-		cand[r] = true
-	}
+	// The tree stays as it is until H hangs from it: its order from the
+	// root and its subtrees' spans serve every step.
+	cand := newCandidates(t)
+	order := t.topDown()
 	a := first
-	if a < 0 || !cand[a] {
-		a = ad.closestCandidate(t, cand)
+	if x, ok := t.byRank[a]; a < 0 || !ok || !cand.alive[x] {
+		a = ad.closestCandidate(t, cand, order)
 	}
-	delete(cand, a)
+	cand.remove(t.byRank[a])
 	ra, err := ad.measure(a, true)
 	if err != nil {
 		return err
 	}
-	if len(cand) == 0 { // the tree is a single host: H hangs from it
+	if cand.n == 0 { // the tree is a single host: H hangs from it
 		t.attach(t.byRank[a], ad.H, ra.Min/2)
 		return nil
 	}
@@ -382,9 +407,10 @@ func (ad *Adder) Add(t *Tree, first int) error {
 		return ad.Tol + relTol*math.Min(dab, math.Min(ra.Min, rb.Min)/2)
 	}
 	var x int // node H hangs from
+	var in, out []int32
 	for {
-		b := ad.closestCandidate(t, cand)
-		delete(cand, b)
+		b := ad.closestCandidate(t, cand, order)
+		cand.remove(t.byRank[b])
 		rb, err := ad.measure(b, true)
 		if err != nil {
 			return err
@@ -452,17 +478,23 @@ func (ad *Adder) Add(t *Tree, first int) error {
 		// hanging between them stay candidates.
 		sa, sb := path[first], path[last]
 		towardA, towardB := path[first-1], path[last+1]
-		for c := range cand {
-			n := t.byRank[c]
-			if t.inBranch(sa, towardA, n) || t.inBranch(sb, towardB, n) {
-				delete(cand, c)
-			}
+		if in == nil {
+			in, out = t.spans()
 		}
+		// Whether node n is in the branch of the tree minus node at
+		// that holds at's neighbour nb (Tree.inBranch, by spans).
+		inBranch := func(at, nb, n int) bool {
+			if t.nodes[at].parent == nb {
+				return !(in[at] <= in[n] && in[n] < out[at])
+			}
+			return in[nb] <= in[n] && in[n] < out[nb]
+		}
+		cand.keep(func(n int) bool { return !inBranch(sa, towardA, n) && !inBranch(sb, towardB, n) })
 		// Keep whichever of A and B is closer to H (Sect. 4).
 		if rb.Min < ra.Min {
 			a, ra = b, rb
 		}
-		if len(cand) == 0 {
+		if cand.n == 0 {
 			break
 		}
 	}
@@ -518,34 +550,81 @@ func (ad *Adder) refit(t *Tree, relTol, abs float64, additive bool) {
 	}
 }
 
+// candidates are the hosts of a tree that add may still take as B, by
+// node id: alive marks them, nodes lists them (with some no longer
+// alive until the next keep), n counts them.
+type candidates struct {
+	alive []bool
+	nodes []int
+	n     int
+}
+
+func newCandidates(t *Tree) *candidates {
+	c := &candidates{alive: make([]bool, len(t.nodes)), nodes: t.rankNodes()}
+	for _, x := range c.nodes {
+		c.alive[x] = true
+	}
+	c.n = len(c.nodes)
+	return c
+}
+
+func (c *candidates) remove(x int) {
+	if c.alive[x] {
+		c.alive[x] = false
+		c.n--
+	}
+}
+
+// keep drops the candidates for which ok is false.
+func (c *candidates) keep(ok func(node int) bool) {
+	kept := c.nodes[:0]
+	for _, x := range c.nodes {
+		if c.alive[x] && ok(x) {
+			kept = append(kept, x)
+		} else {
+			c.remove(x)
+		}
+	}
+	c.nodes = kept
+}
+
 // closestCandidate picks the candidate believed closest to H (Sect. 4):
 // measured, or estimated through any measured host plus tree distance;
-// ties go to the lower rank so runs are reproducible.
-func (ad *Adder) closestCandidate(t *Tree, cand map[int]bool) int {
-	keys := make([]int, 0, len(cand))
-	for c := range cand {
-		keys = append(keys, c)
-	}
-	sort.Ints(keys)
-	est := ad.estimates(t)
-	best, bestD := keys[0], math.Inf(1)
-	for _, c := range keys {
-		d := est[t.byRank[c]]
-		if r, ok := ad.Known[c]; ok {
-			d = r.Min / 2
+// ties go to the lower rank so runs are reproducible. order is t's
+// nodes from the root (Tree.topDown).
+func (ad *Adder) closestCandidate(t *Tree, cand *candidates, order []int) int {
+	est := ad.estimates(t, order)
+	// A measured host is at its own measurement, whatever other paths
+	// estimate.
+	for j, r := range ad.Known {
+		if id, ok := t.byRank[j]; ok {
+			est[id] = r.Min / 2
 		}
-		if d < bestD {
+	}
+	best, bestD, lowest := -1, math.Inf(1), -1
+	for _, x := range cand.nodes {
+		if !cand.alive[x] {
+			continue
+		}
+		c, d := t.nodes[x].rank, est[x]
+		if lowest < 0 || c < lowest {
+			lowest = c
+		}
+		if d < bestD || d == bestD && best >= 0 && c < best {
 			best, bestD = c, d
 		}
+	}
+	if best < 0 { // no finite estimate: the lowest rank
+		return lowest
 	}
 	return best
 }
 
 // estimates is, for every node of t, the best known upper bound of its
 // one-way distance from H: min over measured hosts j of RTT(H,j)/2 +
-// d(j, node). Two passes over the tree (leaves up, then root down) give it
-// for all nodes at once.
-func (ad *Adder) estimates(t *Tree) []float64 {
+// d(j, node). Two passes over the tree in order (leaves up, then root
+// down) give it for all nodes at once.
+func (ad *Adder) estimates(t *Tree, order []int) []float64 {
 	n := len(t.nodes)
 	est := make([]float64, n)
 	for i := range est {
@@ -556,7 +635,6 @@ func (ad *Adder) estimates(t *Tree) []float64 {
 			est[id] = math.Min(est[id], r.Min/2)
 		}
 	}
-	order := t.topDown()
 	for i := n - 1; i > 0; i-- {
 		v := order[i]
 		p := t.nodes[v].parent

@@ -158,45 +158,100 @@ func (t *Tree) contractUnsupported(ms []Measurement) *Tree {
 
 // adjTree is an unrooted tree with undirected weighted edges, which
 // detaching and re-hanging leaves is easier on than parent pointers.
+// Neighbours are short slices, not maps: Refine re-places every leaf of a
+// 4,096-rank tree, and walking maps was 90% of a blind discovery's CPU.
 type adjTree struct {
 	rank   []int // -1 for a switch; -2 for a node removed by contraction
-	adj    []map[int]float64
+	adj    [][]halfEdge
 	byRank map[int]int
+	// seen and at are scratch for replace's walks, one slot per node,
+	// left at -1 between calls.
+	seen, at []int
+}
+
+// halfEdge is an edge seen from one end: the other end and the length.
+type halfEdge struct {
+	to int
+	l  float64
 }
 
 func newAdjTree(t *Tree) *adjTree {
-	g := &adjTree{byRank: map[int]int{}}
+	g := &adjTree{byRank: make(map[int]int, len(t.byRank)), rank: make([]int, len(t.nodes)), adj: make([][]halfEdge, len(t.nodes))}
 	for i, n := range t.nodes {
-		g.rank = append(g.rank, n.rank)
-		g.adj = append(g.adj, map[int]float64{})
+		g.rank[i] = n.rank
 		if n.rank >= 0 {
 			g.byRank[n.rank] = i
 		}
 	}
 	for i, n := range t.nodes {
 		if n.parent >= 0 {
-			g.adj[i][n.parent] = n.up
-			g.adj[n.parent][i] = n.up
+			g.adj[i] = append(g.adj[i], halfEdge{n.parent, n.up})
+			g.adj[n.parent] = append(g.adj[n.parent], halfEdge{i, n.up})
 		}
 	}
 	return g
 }
 
-// dists returns the distance from node s to every node.
-func (g *adjTree) dists(s int) []float64 {
-	d := make([]float64, len(g.adj))
+// length is the length of edge x-y, which must exist.
+func (g *adjTree) length(x, y int) float64 {
+	for _, e := range g.adj[x] {
+		if e.to == y {
+			return e.l
+		}
+	}
+	panic("infer: adjTree: no such edge")
+}
+
+// link sets edge x-y to length l, adding it if missing.
+func (g *adjTree) link(x, y int, l float64) {
+	g.half(x, y, l)
+	g.half(y, x, l)
+}
+
+func (g *adjTree) half(x, y int, l float64) {
+	for i, e := range g.adj[x] {
+		if e.to == y {
+			g.adj[x][i].l = l
+			return
+		}
+	}
+	g.adj[x] = append(g.adj[x], halfEdge{y, l})
+}
+
+// unlink removes edge x-y, keeping the order of the other neighbours.
+func (g *adjTree) unlink(x, y int) {
+	g.adj[x] = slices.DeleteFunc(g.adj[x], func(e halfEdge) bool { return e.to == y })
+	g.adj[y] = slices.DeleteFunc(g.adj[y], func(e halfEdge) bool { return e.to == x })
+}
+
+// scratch returns seen and at with a slot per node, every slot -1.
+func (g *adjTree) scratch() (seen, at []int) {
+	for len(g.seen) < len(g.adj) {
+		g.seen = append(g.seen, -1)
+		g.at = append(g.at, -1)
+	}
+	return g.seen, g.at
+}
+
+// distsWithin returns the distance from node s to every node of nodes (a
+// connected part of the tree holding s, which at numbers: at[x] is x's
+// index in nodes, -1 outside), by index. Paths between nodes of a
+// connected part stay in it, so each distance is the sum a search over
+// the whole tree gives, in the same order.
+func (g *adjTree) distsWithin(s int, nodes, at []int) []float64 {
+	d := make([]float64, len(nodes))
 	for i := range d {
 		d[i] = math.Inf(1)
 	}
-	d[s] = 0
+	d[at[s]] = 0
 	stack := []int{s}
 	for len(stack) > 0 {
 		x := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		for y, l := range g.adj[x] {
-			if math.IsInf(d[y], 1) {
-				d[y] = d[x] + l
-				stack = append(stack, y)
+		for _, e := range g.adj[x] {
+			if k := at[e.to]; k >= 0 && math.IsInf(d[k], 1) {
+				d[k] = d[at[x]] + e.l
+				stack = append(stack, e.to)
 			}
 		}
 	}
@@ -208,11 +263,7 @@ func (g *adjTree) dists(s int) []float64 {
 // h moved.
 func (g *adjTree) replace(h int, p map[int]RTT, relative bool) bool {
 	hn := g.byRank[h]
-	var s int
-	var oldLen float64
-	for y, l := range g.adj[hn] {
-		s, oldLen = y, l
-	}
+	s, oldLen := g.adj[hn][0].to, g.adj[hn][0].l
 	ids := make([]int, 0, len(p))
 	for j := range p {
 		ids = append(ids, j)
@@ -241,22 +292,40 @@ func (g *adjTree) replace(h int, p map[int]RTT, relative bool) bool {
 			w[k] = 1 / math.Max(m[k], 1e-9)
 		}
 	}
-	// Detach, computing distances in the tree without h.
-	delete(g.adj[hn], s)
-	delete(g.adj[s], hn)
+	// Detach. The candidate places are the nodes and edges between h's
+	// peers, where the branching point of any two of them lies, and only
+	// distances from the peers to those nodes are needed: they are taken
+	// within that part of the tree, whose size follows the peers, not the
+	// tree.
+	g.unlink(hn, s)
+	on := g.steiner(s, ids)
+	if len(on) < 2 { // no peer apart from s: nothing to fit
+		g.link(hn, s, oldLen)
+		return false
+	}
+	_, at := g.scratch()
+	for k, u := range on {
+		at[u] = k
+	}
+	defer func() {
+		for _, u := range on {
+			at[u] = -1
+		}
+	}()
 	d := make([][]float64, len(ids))
 	for k, j := range ids {
-		d[k] = g.dists(g.byRank[j])
+		d[k] = g.distsWithin(g.byRank[j], on, at)
 	}
 	// cost of hanging h at offset t from u on edge (u, v) of length L.
 	res := make([]float64, len(ids))
 	cost := func(u, v int, L, t float64) (float64, float64) {
+		iu, iv := at[u], at[v]
 		for k := range ids {
 			var D float64
-			if d[k][v] < d[k][u] {
-				D = L - t + d[k][v]
+			if d[k][iv] < d[k][iu] {
+				D = L - t + d[k][iv]
 			} else {
-				D = t + d[k][u]
+				D = t + d[k][iu]
 			}
 			res[k] = m[k] - D
 		}
@@ -267,13 +336,17 @@ func (g *adjTree) replace(h int, p map[int]RTT, relative bool) bool {
 		}
 		return c, l
 	}
-	// The current place: at s (t = 0 on any of its edges).
-	var any int
-	for y := range g.adj[s] {
-		any = y
-		break
+	// The current place: at s (t = 0 on any of its edges, whose other end
+	// is on the candidates' part of the tree: s has a peer beyond each of
+	// its edges or is where the part ends, with one edge into it).
+	var any halfEdge
+	for _, e := range g.adj[s] {
+		if at[e.to] >= 0 {
+			any = e
+			break
+		}
 	}
-	oldCost, _ := cost(s, any, g.adj[s][any], 0)
+	oldCost, _ := cost(s, any.to, any.l, 0)
 	type place struct {
 		u, v    int
 		i       int // position on the edge in steps: 0 is u, steps is v
@@ -282,15 +355,10 @@ func (g *adjTree) replace(h int, p map[int]RTT, relative bool) bool {
 	}
 	const steps = 16
 	best := place{c: math.Inf(1)}
-	// Candidate places: the nodes and edges between h's peers, where the
-	// branching point of any two of them lies.
-	onSteiner := g.steiner(s, ids)
-	for u := range g.adj {
-		if !onSteiner[u] {
-			continue
-		}
-		for v, L := range g.adj[u] {
-			if !onSteiner[v] || v < u {
+	for _, u := range on {
+		for _, e := range g.adj[u] {
+			v, L := e.to, e.l
+			if at[v] < 0 || v < u {
 				continue
 			}
 			for i := 0; i <= steps; i++ {
@@ -310,25 +378,24 @@ func (g *adjTree) replace(h int, p map[int]RTT, relative bool) bool {
 		}
 	}
 	if !(best.c < oldCost-margin(spread, w)) {
-		g.adj[hn][s], g.adj[s][hn] = oldLen, oldLen
+		g.link(hn, s, oldLen)
 		return false
 	}
-	var at int
+	var x int
 	switch best.i { // by step, not offset: a zero-length edge has t = 0 = L
 	case 0:
-		at = best.u
+		x = best.u
 	case steps:
-		at = best.v
+		x = best.v
 	default:
-		at = len(g.adj)
+		x = len(g.adj)
 		g.rank = append(g.rank, -1)
-		g.adj = append(g.adj, map[int]float64{})
-		delete(g.adj[best.u], best.v)
-		delete(g.adj[best.v], best.u)
-		g.adj[at][best.u], g.adj[best.u][at] = best.t, best.t
-		g.adj[at][best.v], g.adj[best.v][at] = best.L-best.t, best.L-best.t
+		g.adj = append(g.adj, nil)
+		g.unlink(best.u, best.v)
+		g.link(x, best.u, best.t)
+		g.link(x, best.v, best.L-best.t)
 	}
-	g.adj[hn][at], g.adj[at][hn] = best.l, best.l
+	g.link(hn, x, best.l)
 	// Only now may h's old switch go: the new place may be on its edges.
 	g.contract(s)
 	return true
@@ -379,52 +446,63 @@ func weightedMedian(x, w []float64) float64 {
 	return x[idx[len(idx)-1]]
 }
 
-// steiner marks the nodes on paths between root and the peers' nodes.
-func (g *adjTree) steiner(root int, peers []int) []bool {
-	term := make([]bool, len(g.adj))
+// steiner lists, in increasing order, the nodes on paths between root and
+// the peers' nodes. It climbs from each peer towards root along the
+// parents of one search from root, which it stops once every peer is
+// found.
+func (g *adjTree) steiner(root int, peers []int) []int {
+	parent, _ := g.scratch()
+	want := 0
 	for _, j := range peers {
-		term[g.byRank[j]] = true
-	}
-	on := make([]bool, len(g.adj))
-	parent := make([]int, len(g.adj))
-	for i := range parent {
-		parent[i] = -2
+		if x := g.byRank[j]; x != root {
+			want++
+		}
 	}
 	order := []int{root}
-	parent[root] = -1
-	for k := 0; k < len(order); k++ {
+	parent[root] = root
+	found := 0
+	isPeer := make(map[int]bool, len(peers))
+	for _, j := range peers {
+		isPeer[g.byRank[j]] = true
+	}
+	for k := 0; k < len(order) && found < want; k++ {
 		x := order[k]
-		for y := range g.adj[x] {
-			if parent[y] == -2 {
-				parent[y] = x
-				order = append(order, y)
+		for _, e := range g.adj[x] {
+			if parent[e.to] == -1 {
+				parent[e.to] = x
+				order = append(order, e.to)
+				if isPeer[e.to] {
+					found++
+				}
 			}
 		}
 	}
-	for k := len(order) - 1; k >= 0; k-- {
-		x := order[k]
-		if term[x] {
-			on[x] = true
-		}
-		if on[x] && parent[x] >= 0 {
-			on[parent[x]] = true
+	on := []int{root}
+	mark := make(map[int]bool, 2*len(peers))
+	mark[root] = true
+	for _, j := range peers {
+		for x := g.byRank[j]; !mark[x] && parent[x] != -1; x = parent[x] {
+			mark[x] = true
+			on = append(on, x)
 		}
 	}
-	on[root] = true
+	for _, x := range order {
+		parent[x] = -1
+	}
+	slices.Sort(on)
 	return on
 }
 
 // merge folds switch c into its neighbour switch p: the edge between them
 // disappears and c's other edges hang from p, longer by its length.
 func (g *adjTree) merge(c, p int) {
-	L := g.adj[c][p]
-	delete(g.adj[p], c)
-	delete(g.adj[c], p)
-	for y, l := range g.adj[c] {
-		delete(g.adj[y], c)
-		g.adj[y][p], g.adj[p][y] = l+L, l+L
+	L := g.length(c, p)
+	g.unlink(c, p)
+	for _, e := range g.adj[c] {
+		g.adj[e.to] = slices.DeleteFunc(g.adj[e.to], func(f halfEdge) bool { return f.to == c })
+		g.link(e.to, p, e.l+L)
 	}
-	g.adj[c] = map[int]float64{}
+	g.adj[c] = nil
 	g.rank[c] = -2
 }
 
@@ -434,41 +512,39 @@ func (g *adjTree) contract(s int) {
 	if g.rank[s] != -1 || len(g.adj[s]) != 2 {
 		return
 	}
-	var ns []int
-	var ls []float64
-	for y, l := range g.adj[s] {
-		ns, ls = append(ns, y), append(ls, l)
-	}
-	delete(g.adj[ns[0]], s)
-	delete(g.adj[ns[1]], s)
-	g.adj[ns[0]][ns[1]] = ls[0] + ls[1]
-	g.adj[ns[1]][ns[0]] = ls[0] + ls[1]
-	g.adj[s] = map[int]float64{}
+	a, b := g.adj[s][0], g.adj[s][1]
+	g.unlink(a.to, s)
+	g.unlink(b.to, s)
+	g.link(a.to, b.to, a.l+b.l)
+	g.adj[s] = nil
 	g.rank[s] = -2
 }
 
 // tree converts back to a Tree rooted at rank root's node, nodes numbered
 // breadth first.
 func (g *adjTree) tree(root int) *Tree {
-	t := &Tree{byRank: map[int]int{}}
+	t := &Tree{byRank: make(map[int]int, len(g.byRank)), nodes: make([]node, 0, len(g.adj))}
 	start := g.byRank[root]
-	id := map[int]int{start: 0}
+	id := make([]int, len(g.adj))
+	for i := range id {
+		id[i] = -1
+	}
+	id[start] = 0
 	t.nodes = append(t.nodes, node{rank: g.rank[start], parent: -1})
 	t.byRank[root] = 0
 	queue := []int{start}
+	var nbrs []halfEdge
 	for k := 0; k < len(queue); k++ {
 		x := queue[k]
-		nbrs := make([]int, 0, len(g.adj[x]))
-		for y := range g.adj[x] {
-			nbrs = append(nbrs, y)
-		}
-		sort.Ints(nbrs)
-		for _, y := range nbrs {
-			if _, seen := id[y]; seen {
+		nbrs = append(nbrs[:0], g.adj[x]...)
+		slices.SortFunc(nbrs, func(a, b halfEdge) int { return a.to - b.to })
+		for _, e := range nbrs {
+			y := e.to
+			if id[y] >= 0 {
 				continue
 			}
 			id[y] = len(t.nodes)
-			t.nodes = append(t.nodes, node{rank: g.rank[y], parent: id[x], up: g.adj[x][y]})
+			t.nodes = append(t.nodes, node{rank: g.rank[y], parent: id[x], up: e.l})
 			if g.rank[y] >= 0 {
 				t.byRank[g.rank[y]] = id[y]
 			}

@@ -54,6 +54,18 @@ func (t *Tree) Ranks() []int {
 	return r
 }
 
+// rankNodes returns the node ids of the ranks, in insertion order (that
+// of Ranks).
+func (t *Tree) rankNodes() []int {
+	r := make([]int, 0, len(t.byRank))
+	for i, n := range t.nodes {
+		if n.rank >= 0 {
+			r = append(r, i)
+		}
+	}
+	return r
+}
+
 // Has tells whether rank is in the tree.
 func (t *Tree) Has(rank int) bool { _, ok := t.byRank[rank]; return ok }
 
@@ -147,18 +159,72 @@ func (t *Tree) nodeDistance(a, b int) float64 {
 }
 
 // topDown lists the nodes root first, every parent before its children.
+// Children come in increasing node order; they are kept in one array
+// indexed by offsets, not a slice per node (a rank of a blind inference
+// decodes two trees of thousands of nodes).
 func (t *Tree) topDown() []int {
-	children := make([][]int, len(t.nodes))
-	for i, x := range t.nodes {
-		if x.parent >= 0 {
-			children[x.parent] = append(children[x.parent], i)
+	n := len(t.nodes)
+	start, kids := t.children()
+	order := make([]int, 1, n)
+	for k := 0; k < len(order); k++ {
+		for _, c := range kids[start[order[k]]:start[order[k]+1]] {
+			order = append(order, int(c))
 		}
 	}
-	order := make([]int, 1, len(t.nodes))
-	for k := 0; k < len(order); k++ {
-		order = append(order, children[order[k]]...)
-	}
 	return order
+}
+
+// children lists every node's children in increasing order, node k's
+// as kids[start[k]:start[k+1]].
+func (t *Tree) children() (start, kids []int32) {
+	n := len(t.nodes)
+	start = make([]int32, n+1)
+	for _, x := range t.nodes {
+		if x.parent >= 0 {
+			start[x.parent+1]++
+		}
+	}
+	for k := 0; k < n; k++ {
+		start[k+1] += start[k]
+	}
+	kids = make([]int32, start[n])
+	fill := slices.Clone(start[:n])
+	for i, x := range t.nodes {
+		if p := x.parent; p >= 0 {
+			kids[fill[p]] = int32(i)
+			fill[p]++
+		}
+	}
+	return start, kids
+}
+
+// spans numbers the nodes in a depth-first order from the root: the
+// subtree of x is the nodes y with in[x] <= in[y] < out[x]. Nodes that do
+// not reach the root (none, in a checked tree) get empty spans.
+func (t *Tree) spans() (in, out []int32) {
+	n := len(t.nodes)
+	start, kids := t.children()
+	in, out = make([]int32, n), make([]int32, n)
+	var clock int32
+	// next[x] is the next child of x to visit, on a stack from the root.
+	next := slices.Clone(start[:n])
+	stack := []int32{0}
+	in[0] = clock
+	clock++
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		if next[x] < start[x+1] {
+			c := kids[next[x]]
+			next[x]++
+			in[c] = clock
+			clock++
+			stack = append(stack, c)
+			continue
+		}
+		out[x] = clock
+		stack = stack[:len(stack)-1]
+	}
+	return in, out
 }
 
 // isAncestor tells whether anc is x or one of x's ancestors.
@@ -264,7 +330,7 @@ func UnmarshalTree(b []byte) (*Tree, error) {
 		return nil, fmt.Errorf("infer: tree message of %d bytes", len(b))
 	}
 	n := len(b) / 16
-	t := &Tree{byRank: map[int]int{}}
+	t := &Tree{byRank: make(map[int]int, n/2+1), nodes: make([]node, 0, n)}
 	for i := 0; i < n; i++ {
 		rec := b[16*i:]
 		rank := int(int32(binary.LittleEndian.Uint32(rec)))

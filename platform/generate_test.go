@@ -2,6 +2,7 @@ package platform
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -10,13 +11,19 @@ import (
 // scaleSpecs are the generated platforms kept under testdata/scale, the
 // worlds of the scaling figures in docs/scaling.md.
 func scaleSpecs() map[string]ClusterSpec {
-	three := ClusterSpec{Name: "three-level-4096", Hosts: 128, HostsPerLeaf: 32, LeavesPerSpine: 2, Sockets: 2, CoresPerSocket: 16,
-		NICBandwidth: "1Gbps", NICLatency: "5us", Jitter: 0.02, Seed: 1}
+	// One family: 4 leaf switches under 2 spines, hosts of 2 x 16 cores,
+	// the leaves growing with the ranks (cmd/netaware's scaleSpec).
+	three := func(hosts int) ClusterSpec {
+		return ClusterSpec{Name: fmt.Sprintf("three-level-%d", 32*hosts), Hosts: hosts, HostsPerLeaf: hosts / 4, LeavesPerSpine: 2, Sockets: 2, CoresPerSocket: 16,
+			NICBandwidth: "1Gbps", NICLatency: "5us", Jitter: 0.02, Seed: 1}
+	}
 	return map[string]ClusterSpec{
-		"two-level-256.yaml":    TwoLevelCluster(16),
-		"two-level-1024.yaml":   TwoLevelCluster(64),
-		"two-level-4096.yaml":   TwoLevelCluster(256),
-		"three-level-4096.yaml": three,
+		"two-level-256.yaml":     TwoLevelCluster(16),
+		"two-level-1024.yaml":    TwoLevelCluster(64),
+		"two-level-4096.yaml":    TwoLevelCluster(256),
+		"three-level-1024.yaml":  three(32),
+		"three-level-4096.yaml":  three(128),
+		"three-level-16384.yaml": three(512),
 	}
 }
 

@@ -45,7 +45,6 @@ var (
 	tagPatVote  = comm.SystemTag(131) // patterns: convergence votes
 	tagPatGo    = comm.SystemTag(132) // patterns: continue / stop
 	tagPatRes   = comm.SystemTag(133) // patterns: statistics to rank 0
-	tagClock    = comm.SystemTag(160) // clock overheads to rank 0
 	tagSwarmRes = comm.SystemTag(170) // swarm: counts to rank 0
 	tagBulk     = comm.SystemTag(140) // bandwidth: bulk payload
 	tagBulkAck  = comm.SystemTag(141)

@@ -243,20 +243,22 @@ func runSection[P, R any](ctx context.Context, c comm.Comm, plan Plan, cp *Campa
 	return nil
 }
 
-// gatherFloat collects one float per rank on rank 0 (nil elsewhere).
+// gatherFloat collects one float per rank on rank 0 (nil elsewhere),
+// along a binomial tree: every rank sending to rank 0 at once put N flows
+// on its link, which the simulator re-solved at each of their events
+// (O(N^2): 16M flow updates at 4,096 ranks).
 func gatherFloat(ctx context.Context, c comm.Comm, v float64) ([]float64, error) {
-	b := make([]byte, 8)
-	if c.Rank() != 0 {
-		binary.LittleEndian.PutUint64(b, math.Float64bits(v))
-		return nil, c.Send(ctx, 0, tagClock, b)
+	b := binary.LittleEndian.AppendUint64(nil, math.Float64bits(v))
+	parts, err := comm.GatherBytesRoot(ctx, c, b, 8)
+	if err != nil || c.Rank() != 0 {
+		return nil, err
 	}
 	out := make([]float64, c.Size())
-	out[0] = v
-	for r := 1; r < c.Size(); r++ {
-		if _, err := c.Recv(ctx, r, tagClock, b); err != nil {
-			return nil, err
+	for r, p := range parts {
+		if len(p) != 8 {
+			return nil, fmt.Errorf("clock overhead of rank %d: %d bytes", r, len(p))
 		}
-		out[r] = math.Float64frombits(binary.LittleEndian.Uint64(b))
+		out[r] = math.Float64frombits(binary.LittleEndian.Uint64(p))
 	}
 	return out, nil
 }

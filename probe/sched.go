@@ -620,11 +620,18 @@ func Representatives(groups [][]int, levels [][][]int) (func(a, b int) (int, int
 // without levels every group pair is measured, as seed 004 says). Above it the
 // siblings are taken to talk alike (the levels found nothing between
 // them) and a matching measures k/2 pairs, in rounds of at most
-// MaxAllSiblings/2, plus one for an odd sibling: a level that noise left flat with hundreds of groups
+// siblingRound, plus one for an odd sibling, so that every sibling is
+// measured once: a level that noise left flat with hundreds of groups
 // (4,096 blind ranks gave one of 685) would otherwise cost as much as
-// every group pair. Seed 004's six subnets, and a cluster's switches
-// under its core, stay below it.
-const MaxAllSiblings = 32
+// every group pair, and so would the hosts of a leaf switch, one class of
+// host pairs (the 32 hosts of each of three-level-4096's leaves took
+// 1,984 of its 2,383 PLogP pairs when the bound was 32: the phase grew
+// 11-fold from 1,024 ranks, whose leaves hold 8). Seed 004's six
+// subnets, and a cluster's switches under its core, stay below it.
+const MaxAllSiblings = 16
+
+// siblingRound is how many pairs of a matching measure at once.
+const siblingRound = 16
 
 // siblingRounds lists the pairs (by position) measured among k siblings,
 // in rounds of disjoint pairs.
@@ -632,13 +639,13 @@ func (h *repHierarchy) siblingRounds(k int) [][][2]int {
 	if !h.capped || k <= MaxAllSiblings {
 		return roundRobin(k)
 	}
-	// At most MaxAllSiblings/2 pairs at once, as in the rounds of the
+	// At most siblingRound pairs at once, as in the rounds of the
 	// pairwise case: hundreds of pairs crossing one switch together
 	// disturb each other's PLogP, and cost the simulator's flow solver
 	// the square of their number per round.
 	var rounds [][][2]int
 	for i := 0; i+1 < k; i += 2 {
-		if len(rounds) == 0 || len(rounds[len(rounds)-1]) == MaxAllSiblings/2 {
+		if len(rounds) == 0 || len(rounds[len(rounds)-1]) == siblingRound {
 			rounds = append(rounds, nil)
 		}
 		rounds[len(rounds)-1] = append(rounds[len(rounds)-1], [2]int{i, i + 1})

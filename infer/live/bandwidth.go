@@ -244,7 +244,10 @@ func (b *bwProber) serve(peer int) error {
 			return err
 		}
 	}
-	buf := make([]byte, b.p.Bytes)
+	// Never read either: in the simulator one buffer serves every rank
+	// (comm.Scratch), where a buffer per serving rank held 16 GB in a
+	// round of thousands of pairs at 16,384 ranks.
+	buf := comm.Scratch(b.c, b.p.Bytes)
 	for i := 0; i < 2*b.p.Reps; i++ { // the short and the long transfer of each repetition
 		if _, err := b.c.Recv(b.ctx, peer, tagBulk, buf); err != nil {
 			return err

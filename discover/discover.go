@@ -717,8 +717,11 @@ func (out *Outcome) levelsFromTree(n int, ids []comm.Identity, hosts [][]int, re
 		// CPU noise does to single pairs and to a rank's own latency,
 		// the tree does not (profile.go). They need every pair measured
 		// (the staged discovery's sweeps measure them in small groups).
-		for _, l := range profileLevels(m, opt.Gap) {
-			upper = imposeLevel(upper, l)
+		if prof := profileLevels(m, opt.Gap); len(prof) > 0 {
+			for _, l := range prof {
+				upper = imposeLevel(upper, l)
+			}
+			upper = dropFlatSplits(upper, prof[0].Groups, m)
 		}
 	}
 	if len(reps) > 2 && !infer.Additive(tree.Measured) {

@@ -61,21 +61,115 @@ func profileDistances(m *cluster.Matrix) *cluster.Matrix {
 }
 
 // profileLevels are the levels of m's profile distances, over m's ranks,
-// finest first: those with two groups or more and no rank alone (a rank
+// finest first: those with two groups or more, no rank alone (a rank
 // alone is a rank whose own round trips were slow throughout, not a
-// switch). nil below profileMinRanks.
+// switch) and a contrast of profileContrast. nil below profileMinRanks.
 func profileLevels(m *cluster.Matrix, gap cluster.GapOptions) []topo.Level {
 	if m.N < profileMinRanks {
 		return nil
 	}
-	levels, err := cluster.LevelsFromDistances(profileDistances(m), cluster.AverageLinkage, gap)
+	prof := profileDistances(m)
+	levels, err := cluster.LevelsFromDistances(prof, cluster.AverageLinkage, gap)
 	if err != nil {
 		return nil
 	}
+	// Coarsest first: a level's contrast counts the pairs inside one
+	// group of the coarser level kept, or a switch split in two would
+	// borrow the contrast of the hop between switches.
+	var out []topo.Level
+	var parent [][]int
+	for k := len(levels) - 1; k >= 0; k-- {
+		l := levels[k]
+		if len(l.Groups) > 1 && !hasSingle(l.Groups) && contrast(l.Groups, parent, prof) >= profileContrast {
+			out = append([]topo.Level{{Name: "profile", Groups: l.Groups}}, out...)
+			parent = l.Groups
+		}
+	}
+	return out
+}
+
+// profileContrast is how many times farther apart, by mean profile
+// distance, the ranks of different groups of a profile level must be than
+// those of one group. Switches one hop apart: 10-30 times on netaware
+// emu's two-nic-generations after the sweeps (0.1-0.3 us within, 2.5-3 us
+// across); the gap cut also splits a switch at 1.5-2 times (0.08 us
+// against 0.25 us), which is noise.
+const profileContrast = 3
+
+// contrast is the mean of d over the pairs that groups separate divided by
+// its mean over the pairs they keep together (+Inf for none kept), over
+// the pairs inside one group of parent (every pair when nil).
+func contrast(groups, parent [][]int, d *cluster.Matrix) float64 {
+	of := make([]int, d.N)
+	for g, rs := range groups {
+		for _, r := range rs {
+			of[r] = g
+		}
+	}
+	top := make([]int, d.N)
+	for g, rs := range parent {
+		for _, r := range rs {
+			top[r] = g
+		}
+	}
+	var within, between float64
+	var nw, nb int
+	for i := 0; i < d.N; i++ {
+		for j := i + 1; j < d.N; j++ {
+			if top[i] != top[j] {
+				continue
+			}
+			if of[i] == of[j] {
+				within, nw = within+d.At(i, j), nw+1
+			} else {
+				between, nb = between+d.At(i, j), nb+1
+			}
+		}
+	}
+	if nb == 0 {
+		return 0
+	}
+	if nw == 0 || within == 0 {
+		return math.Inf(1)
+	}
+	return (between / float64(nb)) / (within / float64(nw))
+}
+
+// dropFlatSplits removes from levels (over m's ranks) those that split
+// the groups of ref, a profile level, without a latency contrast: among
+// the pairs inside one group of ref, those the level keeps together must
+// be at most half as far apart (m) as those it separates, as the ranks of
+// one host are against a network. The tree's cut splits a switch's ranks
+// a tenth of a microsecond apart under CPU noise (dropNoiseSplits does the
+// same under a bandwidth level).
+func dropFlatSplits(levels []topo.Level, ref [][]int, m *cluster.Matrix) []topo.Level {
 	var out []topo.Level
 	for _, l := range levels {
-		if len(l.Groups) > 1 && !hasSingle(l.Groups) {
-			out = append(out, topo.Level{Name: "profile", Groups: l.Groups})
+		if !refines(l.Groups, ref) || topo.EqualGroups(l.Groups, ref) {
+			out = append(out, l)
+			continue
+		}
+		of := make([]int, m.N)
+		for g, rs := range l.Groups {
+			for _, r := range rs {
+				of[r] = g
+			}
+		}
+		var within, between float64
+		var nw, nb int
+		for _, rs := range ref {
+			for x, i := range rs {
+				for _, j := range rs[x+1:] {
+					if of[i] == of[j] {
+						within, nw = within+m.At(i, j), nw+1
+					} else {
+						between, nb = between+m.At(i, j), nb+1
+					}
+				}
+			}
+		}
+		if nw > 0 && nb > 0 && within/float64(nw) <= between/float64(nb)/2 {
+			out = append(out, l)
 		}
 	}
 	return out

@@ -12,6 +12,7 @@ import (
 	"netaware/infer/live"
 	"netaware/metrics"
 	"netaware/platform"
+	"netaware/topo"
 )
 
 // Two switches of 6 ranks with access latencies of two kinds (2 and 20 us
@@ -54,6 +55,41 @@ func TestProfileLevelsTwoNICGenerations(t *testing.T) {
 	}
 	if l := profileLevels(cluster.NewMatrix(profileMinRanks-1), TreeGap()); l != nil {
 		t.Errorf("%d ranks: profile levels %v, want none", profileMinRanks-1, l)
+	}
+}
+
+// A switch of 6 ranks split 4 + 2 by a tenth of a microsecond goes; ranks
+// of one host (2 us against 12 us) stay.
+func TestDropFlatSplits(t *testing.T) {
+	ref := [][]int{{0, 1, 2, 3, 4, 5}, {6, 7, 8, 9, 10, 11}}
+	matrix := func(host bool) *cluster.Matrix {
+		m := cluster.NewMatrix(12)
+		for i := 0; i < 12; i++ {
+			for j := i + 1; j < 12; j++ {
+				d := 12e-6
+				switch {
+				case i/6 != j/6:
+					d = 13.3e-6
+				case host && i/2 == j/2:
+					d = 2e-6
+				case !host && (j < 4 || i >= 4):
+					d = 11.9e-6
+				}
+				m.Set(i, j, d)
+			}
+		}
+		return m
+	}
+	flat := topo.Level{Name: "level-1", Groups: [][]int{{0, 1, 2, 3}, {4, 5}, {6, 7, 8, 9, 10, 11}}}
+	hosts := topo.Level{Name: "level-1", Groups: [][]int{{0, 1}, {2, 3}, {4, 5}, {6, 7}, {8, 9}, {10, 11}}}
+	sw := topo.Level{Name: "profile", Groups: ref}
+	got := dropFlatSplits([]topo.Level{flat, sw}, ref, matrix(false))
+	if len(got) != 1 || !topo.EqualGroups(got[0].Groups, ref) {
+		t.Errorf("a switch split by 0.1 us: levels %v, want the switches only", got)
+	}
+	got = dropFlatSplits([]topo.Level{hosts, sw}, ref, matrix(true))
+	if len(got) != 2 {
+		t.Errorf("hosts of 2 ranks inside the switches: levels %v, want both", got)
 	}
 }
 
@@ -113,7 +149,9 @@ func TestTwoNICGenerationsSwitchesFromSweptRecordings(t *testing.T) {
 		ranks[i] = i
 		ids[i] = comm.Identity{Rank: i, Core: -1, Socket: -1}
 	}
-	run := func(seed uint64, sweep bool) (float64, int) {
+	// best NMI of a level with the switches, the sweeps, and whether the
+	// levels are the switches and all, nothing else.
+	run := func(seed uint64, sweep bool) (float64, int, bool) {
 		var ms []infer.Measurement
 		rng := rand.New(rand.NewPCG(seed, 9))
 		pr := &replayProber{samples: samples, rng: rng, prm: live.DefaultParams(), ms: &ms}
@@ -145,23 +183,26 @@ func TestTwoNICGenerationsSwitchesFromSweptRecordings(t *testing.T) {
 				best = math.Max(best, v)
 			}
 		}
-		return best, sweeps
+		return best, sweeps, len(levels) == 2 && best >= 0.99
 	}
-	hits, without := 0, 0
+	hits, exact, without := 0, 0, 0
 	var counts []int
 	for seed := uint64(1); seed <= 20; seed++ {
-		v, k := run(seed, true)
+		v, k, only := run(seed, true)
 		counts = append(counts, k)
 		if v >= 0.99 {
 			hits++
 		}
-		if v, _ := run(seed, false); v >= 0.99 {
+		if only {
+			exact++
+		}
+		if v, _, _ := run(seed, false); v >= 0.99 {
 			without++
 		}
 	}
-	t.Logf("switch level NMI >= 0.99 in %d of 20 replays with sweeps (%v sweeps), %d of 20 without", hits, counts, without)
-	if hits < 19 {
-		t.Errorf("switch level in %d of 20 replays with sweeps, want at least 19", hits)
+	t.Logf("switch level NMI >= 0.99 in %d of 20 replays with sweeps (%v sweeps), %d with no other level; %d of 20 without sweeps", hits, counts, exact, without)
+	if hits < 19 || exact < 19 {
+		t.Errorf("switch level in %d of 20 replays with sweeps, alone in %d, want at least 19 each", hits, exact)
 	}
 	if without > 10 {
 		t.Errorf("switch level in %d of 20 replays without sweeps: the recordings no longer show what the sweeps are for", without)

@@ -658,8 +658,18 @@ func (out *Outcome) levelsFromTree(n int, ids []comm.Identity, hosts [][]int, re
 	// A pair the inference measured is known better than its tree path:
 	// the tree fits every pair at once, and a host placed from far-away
 	// measurements carries their error into all its paths.
+	// A pair measured more than once (the noise check's pairs, remeasured
+	// rounds) keeps its best: on a real network a pair's minimum is
+	// lifted by whatever slow spell its measurement fell into.
+	best := map[[2]int]float64{}
 	for _, ms := range tree.Measured {
-		m.Set(ms.A, ms.B, ms.RTT.Min/2)
+		k := [2]int{min(ms.A, ms.B), max(ms.A, ms.B)}
+		if v, ok := best[k]; !ok || ms.RTT.Min < v {
+			best[k] = ms.RTT.Min
+		}
+	}
+	for k, v := range best {
+		m.Set(k[0], k[1], v/2)
 	}
 	out.Distance = m
 	// Under CPU noise (infer.Additive) levels are cut from the distances
@@ -702,6 +712,18 @@ func (out *Outcome) levelsFromTree(n int, ids []comm.Identity, hosts [][]int, re
 		// both switches closer to each other than to their own slow
 		// neighbours by path length).
 		upper = imposeLevel(upper, topo.Level{Name: "siblings", Groups: sib})
+	}
+	if infer.Additive(tree.Measured) && len(best) == len(reps)*(len(reps)-1)/2 {
+		// After the tree's siblings: the profile distances ignore what
+		// CPU noise does to single pairs and to a rank's own latency,
+		// the tree does not (profile.go). They need every pair measured
+		// (the staged discovery's sweeps measure them in small groups).
+		if prof := profileLevels(m, opt.Gap); len(prof) > 0 {
+			for _, l := range prof {
+				upper = imposeLevel(upper, l)
+			}
+			upper = dropFlatSplits(upper, prof[0].Groups, m)
+		}
 	}
 	if len(reps) > 2 && !infer.Additive(tree.Measured) {
 		// Under CPU noise the cut above already works on attachment

@@ -199,6 +199,9 @@ func stagedInference(ctx context.Context, c comm.Comm, members []int, opt Option
 				return res, err
 			}
 		}
+		if _, err := resweep(ctx, c, members, nil, 0, rtt); err != nil {
+			return res, err
+		}
 		phase("rtt-tree", 0)
 		return res, nil
 	}
@@ -261,6 +264,13 @@ func stagedInference(ctx context.Context, c comm.Comm, members []int, opt Option
 	// The noise check's pairs count too, and their rounds are as good as
 	// any: Refine and the levels may use them.
 	measured = append(measured, res.probe...)
+	// Every rank takes part in the sweeps (resweep.go), rank 0 with the
+	// pairs.
+	swept, err := resweep(ctx, c, members, sweepPairs(groups, measured), sweepCount(infer.RelativeSpread(measured)), rtt)
+	if err != nil {
+		return res, err
+	}
+	measured = append(measured, swept...)
 	res.tree = live.Result{Tree: tree, Measured: measured, Pairs: distinctPairs(measured)}
 	phase("rtt-tree", res.tree.Pairs)
 	return res, nil

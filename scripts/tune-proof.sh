@@ -85,7 +85,7 @@ PREFIX=${PREFIX:-tp}
 COLL=${COLL:-bcast}
 case $COLL in
 bcast)
-	TUNE_ALGS=linear,chain,k-chain,pipeline,split-binary,binary,binomial,knomial,scatter-allgather,scatter-allgather-ring
+	TUNE_ALGS=linear,chain,k-chain,pipeline,split-binary,binary,binomial,binomial-inorder,knomial,scatter-allgather,scatter-allgather-ring
 	OMPI_FIXED_ALL=""
 	for alg in 1 2 3 4 5 6 7 8 9; do
 		segs="0 8192 32768 131072"
@@ -123,7 +123,7 @@ reduce_scatter)
 esac
 MPICH_CVAR=MPIR_CVAR_${COLL^^}_INTRA_ALGORITHM
 # ALGS narrows netaware's candidates (e.g. to MPICH's bcast algorithms,
-# binomial,scatter-allgather,scatter-allgather-ring, for LIBS=mpich).
+# binomial-inorder,scatter-allgather,scatter-allgather-ring, for LIBS=mpich).
 TUNE_ALGS=${ALGS:-$TUNE_ALGS}
 SIZES=${SIZES:-65536,1048576,16777216}
 WARMUP=${WARMUP:-1}

@@ -201,6 +201,11 @@ func builtins() map[string]entry {
 				s, err := Binomial(p, root)
 				return withSeg(s, err, a.SegSize)
 			}},
+		"binomial-inorder": {Info{Name: "binomial-inorder", Origin: "in-order binomial tree, largest subtree first; MPICH MPIR_Bcast_intra_binomial"},
+			func(a Algorithm, p, root int, _ Env) (*Schedule, error) {
+				s, err := BinomialInOrder(p, root)
+				return withSeg(s, err, a.SegSize)
+			}},
 		"knomial": {Info{Name: "knomial", UsesK: true, Origin: "Open MPI k-nomial tree (build_kmtree), radix k"},
 			func(a Algorithm, p, root int, _ Env) (*Schedule, error) {
 				s, err := KNomial(p, root, kOr(a.K))

@@ -158,7 +158,7 @@ func FuzzParseDecision(f *testing.F) {
 }
 
 func TestRegistryListsEveryAlgorithm(t *testing.T) {
-	want := []string{"auto", "binary", "binary-swap", "binomial", "chain", "dfs-pipeline", "hierarchical", "interpipe", "k-chain", "knomial", "linear", "magpie", "magpie2", "model-binomial", "ompi-fixed", "pipeline", "prim", "scatter-allgather", "scatter-allgather-ring", "split-binary", "traff"}
+	want := []string{"auto", "binary", "binary-swap", "binomial", "binomial-inorder", "chain", "dfs-pipeline", "hierarchical", "interpipe", "k-chain", "knomial", "linear", "magpie", "magpie2", "model-binomial", "ompi-fixed", "pipeline", "prim", "scatter-allgather", "scatter-allgather-ring", "split-binary", "traff"}
 	var got []string
 	for _, in := range Algorithms() {
 		got = append(got, in.Name)

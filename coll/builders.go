@@ -162,6 +162,21 @@ func Binomial(p, root int) (*Schedule, error) {
 	}), nil
 }
 
+// BinomialInOrder is MPICH's binomial tree (MPIR_Bcast_intra_binomial):
+// the parent of virtual rank v is v minus its lowest set bit, so v's
+// subtree is the run [v, v+lowbit(v)), and children get the largest
+// subtree first (the root of 8 sends to 4, 2, 1). Open MPI's tree
+// (Binomial) has the same shape but other ranks in it: the root's first
+// child there leads the odd ranks. On two switches with the ranks placed
+// round-robin, MPICH's tree sends every last-round message (0->1, 2->3,
+// ...) over the trunk at once, Open MPI's crosses it once (0->1).
+func BinomialInOrder(p, root int) (*Schedule, error) {
+	if err := checkPR("binomial-inorder", p, root); err != nil {
+		return nil, err
+	}
+	return scatterBinomial("binomial-inorder", p, root), nil
+}
+
 // scatterBinomial is the in-order binomial tree the scatter phase uses: the
 // parent of v is v minus its lowest set bit, so the subtree of v is the
 // contiguous run [v, v+lowbit(v)); children are sent largest subtree first.

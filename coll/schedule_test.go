@@ -52,6 +52,23 @@ func TestBinomialP6Root2(t *testing.T) {
 	wantParents(t, s, []int{2, 3, -1, 2, 2, 3})
 }
 
+// MPICH's binomial bcast on 8 ranks: relative rank v receives from v minus
+// its lowest set bit and sends to v+4, v+2, v+1 below that bit; with root 3
+// every rank shifts by 3 mod 8. Open MPI's tree of the same size differs:
+// there the root's first child, 1, leads 1 3 5 7.
+func TestBinomialInOrderP8(t *testing.T) {
+	s := mustBuild(t)(BinomialInOrder(8, 0))
+	wantChildren(t, s, map[int][]int{0: {4, 2, 1}, 4: {6, 5}, 2: {3}, 6: {7}})
+	wantParents(t, s, []int{-1, 0, 0, 2, 0, 4, 4, 6})
+	s3 := mustBuild(t)(BinomialInOrder(8, 3))
+	wantChildren(t, s3, map[int][]int{3: {7, 5, 4}, 7: {1, 0}, 5: {6}, 1: {2}})
+	o := mustBuild(t)(Binomial(8, 0))
+	wantChildren(t, o, map[int][]int{0: {1, 2, 4}, 1: {3, 5}, 3: {7}, 2: {6}})
+	// 6 ranks (not a power of two): 0 -> 4 2 1, 4 -> 5, 2 -> 3.
+	s6 := mustBuild(t)(BinomialInOrder(6, 0))
+	wantChildren(t, s6, map[int][]int{0: {4, 2, 1}, 4: {5}, 2: {3}})
+}
+
 // Open MPI's kmtree comment: comm_size=10, radix=4: 0 -> 4 8 1 2 3,
 // 4 -> 5 6 7, 8 -> 9.
 func TestKNomialRadix4P10(t *testing.T) {

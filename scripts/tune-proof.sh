@@ -21,7 +21,16 @@
 #     and with every fixed algorithm (coll_tuned_bcast_algorithm 1-9) at every
 #     segment size it takes (0, 8, 32, 128 KiB; none for 1, 8, 9); and in
 #     MPICH (hydra through the same agent) with its default, with
-#     mpich-coll.json, and with each of its bcast algorithms forced.
+#     mpich-coll.json, and with each of its bcast algorithms forced, in
+#     MPICH_ROUNDS (3) rounds (each round every configuration once, in a
+#     rotated order; the table has the medians over the rounds).
+#
+# MPICH is Debian's release built with the ch3:nemesis device (TCP):
+# scripts/mpich-ch3.sh builds it once into MPICH_CH3 (default
+# /var/tmp/netaware-mpich-ch3; 20-40 minutes on a busy 2-core machine).
+# Debian's own build has only ch4:ucx, whose TCP transport hangs in
+# MPI_Finalize in about half of the runs across the namespaces
+# (docs/tuning.md); MPICH_DEVICE=ucx runs it all the same.
 #
 # Prints one Markdown table per cluster and library (medians of the
 # repetitions) and writes them, with every raw line, into $WORK. The cluster
@@ -31,8 +40,8 @@
 # comma-separated, default 65536,1048576,16777216), WARMUP (1), REPS (3),
 # TUNE_REPS (netaware's repetitions, 3), LIBS ("ompi mpich"), WORK (directory
 # for the files, default a new temporary one), OMPI_TIMEOUT and
-# MPICH_TIMEOUT (10m, 4m with LOCK) bound each mpirun (MPICH over UCX's TCP transport
-# often hangs in MPI_Finalize here, after its results: those are kept). To redo part of a run in the
+# MPICH_TIMEOUT (10m, 4m with LOCK) bound each mpirun (a run that fails or
+# hangs keeps the sizes it printed). To redo part of a run in the
 # same WORK: KEEP=1 keeps WORK/CLUSTER/results.tsv (configurations run
 # again replace their lines), FIXED=0 skips the fixed algorithms, REDECIDE=1
 # writes the rules files from the earlier WORK/CLUSTER/tuned/bench.json
@@ -57,13 +66,19 @@
 # repetitions they would have had in one run with every size), one
 # side-by-side round (every size; CONFIRM_HOLD rounds per hold). Each unit holds the
 # lock for at most a few minutes; building and 'emu up' do not take it.
+# LOCK_HELD=1: the caller holds LOCK around the whole run (e.g. 'flock
+# /work/live.lock env LOCK_HELD=1 LOCK=... scripts/tune-proof.sh CLUSTER'
+# with LIBS=none for the tune step, then RESUME=1 LIBS=mpich for MPICH's
+# rounds: two holds per cluster when the lock is contended; the steps
+# are still run as with LOCK).
 # COLL=allreduce (default bcast) does the same for MPI_Allreduce: netaware's
 # blind allreduce algorithms live, Open MPI's coll_tuned_allreduce_algorithm
 # 1-6 (segmented ring 5 at 64 and 1024 KiB segments), MPICH's
 # MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM; likewise COLL=reduce, scatter,
 # gather, allgather, reduce_scatter (sizes multiples of 4 x ranks for the
 # last four: collbench rounds the blocks down).
-# Needs root, Go, mpicc.openmpi / mpirun.openmpi, mpicc.mpich / mpiexec.hydra.
+# Needs root, Go, mpicc.openmpi / mpirun.openmpi, mpiexec.hydra (and
+# mpicc.mpich with MPICH_DEVICE=ucx).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/go/bin"
@@ -72,7 +87,7 @@ PREFIX=${PREFIX:-tp}
 COLL=${COLL:-bcast}
 case $COLL in
 bcast)
-	TUNE_ALGS=linear,chain,k-chain,pipeline,split-binary,binary,binomial,knomial,scatter-allgather,scatter-allgather-ring
+	TUNE_ALGS=linear,chain,k-chain,pipeline,split-binary,binary,binomial,binomial-inorder,knomial,scatter-allgather,scatter-allgather-ring
 	OMPI_FIXED_ALL=""
 	for alg in 1 2 3 4 5 6 7 8 9; do
 		segs="0 8192 32768 131072"
@@ -109,6 +124,9 @@ reduce_scatter)
 *) echo "tune-proof: COLL=$COLL: want bcast, allreduce, reduce, scatter, gather, allgather or reduce_scatter" >&2; exit 2 ;;
 esac
 MPICH_CVAR=MPIR_CVAR_${COLL^^}_INTRA_ALGORITHM
+# ALGS narrows netaware's candidates (e.g. to MPICH's bcast algorithms,
+# binomial-inorder,scatter-allgather,scatter-allgather-ring, for LIBS=mpich).
+TUNE_ALGS=${ALGS:-$TUNE_ALGS}
 SIZES=${SIZES:-65536,1048576,16777216}
 WARMUP=${WARMUP:-1}
 REPS=${REPS:-3}
@@ -125,7 +143,7 @@ fail() { echo "tune-proof: $*" >&2; exit 1; }
 # $LOCK, if set. The load is logged with each unit: the figures are read
 # against it (docs/tuning.md).
 locked() {
-	if [ -z "${LOCK:-}" ]; then
+	if [ -z "${LOCK:-}" ] || [ "${LOCK_HELD:-0}" = 1 ]; then
 		"$@"
 		return
 	fi
@@ -137,6 +155,12 @@ locked() {
 	# Let the other waiters in: flock is not first come, first served.
 	sleep "${LOCK_GAP:-2}"
 }
+MPICH_DEVICE=${MPICH_DEVICE:-ch3}
+MPICH_ROUNDS=${MPICH_ROUNDS:-3}
+case $MPICH_DEVICE in
+ch3 | ucx) ;;
+*) fail "MPICH_DEVICE=$MPICH_DEVICE: want ch3 or ucx" ;;
+esac
 if [ "${TABLE:-0}" != 1 ]; then
 	[ "$(id -u)" = 0 ] || fail "needs root (network namespaces)"
 	[ -z "${LOCK:-}" ] || command -v flock >/dev/null || fail "LOCK=$LOCK needs flock (util-linux)"
@@ -151,7 +175,13 @@ if [ "${TABLE:-0}" != 1 ]; then
 	na=$WORK/netaware
 	nice -n 15 go build -o "$na" ./cmd/netaware
 	mpicc.openmpi -O2 -o "$WORK/collbench-ompi" tools/mpibench/collbench.c
-	mpicc.mpich -O2 -o "$WORK/collbench-mpich" tools/mpibench/collbench.c
+	if [[ " $LIBS " == *" mpich "* ]] && [ "$MPICH_DEVICE" = ch3 ]; then
+		mpichdir=$(scripts/mpich-ch3.sh "${MPICH_CH3:-/var/tmp/netaware-mpich-ch3}")
+		# Its mpicc links with an rpath to its own libmpich.
+		"$mpichdir/bin/mpicc" -O2 -o "$WORK/collbench-mpich" tools/mpibench/collbench.c
+	else
+		mpicc.mpich -O2 -o "$WORK/collbench-mpich" tools/mpibench/collbench.c
+	fi
 	# Hydra takes one executable as its remote shell, not a command line.
 	printf '#!/bin/sh\nexec %s emu rsh-agent "$@"\n' "$na" >"$WORK/rsh"
 	chmod +x "$WORK/rsh"
@@ -177,20 +207,66 @@ ompi() {
 }
 
 # mpich LABEL ENV=VALUE...: the same with MPICH (hydra, -genv per setting).
-# UCX, MPICH's transport here, would use shared memory between the ranks
-# (they share this machine): TCP on eth0 only, as for Open MPI. MPICH's
-# busy-wait yields the core after every poll, as Open MPI's ranks do
-# (mpi_yield_when_idle): 64 KiB took 113 instead of 171 ms.
+# Both devices would use shared memory between the ranks (they share this
+# machine): TCP on eth0 only, as for Open MPI. MPICH's busy-wait yields
+# the core after every poll, as Open MPI's ranks do (mpi_yield_when_idle):
+# 64 KiB took 113 instead of 171 ms over UCX.
 mpich() {
 	local label=$1
 	shift
-	local genv=(-genv UCX_TLS tcp,self -genv UCX_NET_DEVICES eth0 -genv MPIR_CVAR_POLLS_BEFORE_YIELD 1)
+	local genv=(-genv MPIR_CVAR_POLLS_BEFORE_YIELD 1)
+	if [ "$MPICH_DEVICE" = ch3 ]; then
+		# (-iface eth0 sets MPIR_CVAR_NEMESIS_TCP_NETWORK_IFACE.)
+		genv+=(-genv MPIR_CVAR_NOLOCAL 1)
+	else
+		genv+=(-genv UCX_TLS tcp,self -genv UCX_NET_DEVICES eth0)
+	fi
 	for kv in "$@"; do genv+=(-genv "${kv%%=*}" "${kv#*=}"); done
 	"$na" emu run "$PREFIX" --host "$first" --timeout "${MPICH_TIMEOUT:-$deftimeout}" -- \
 		mpiexec.hydra -launcher rsh -launcher-exec "$WORK/rsh" -hosts "${hosts//:1/}" -n "$n" -iface eth0 \
 		"${genv[@]}" "$WORK/collbench-mpich" "$COLL" "$SIZES" "$WARMUP" "$REPS" >"$dir/mpich-$label.out" 2>&1 ||
 		echo "tune-proof: MPICH $label failed (see $dir/mpich-$label.out); keeping the sizes it finished" >&2
 	result mpich "$label" <"$dir/mpich-$label.out"
+}
+
+# mpichround ROUND CONFIG...: MPICH with each configuration once (default,
+# rules or fixed-ALG), labelled rROUND-CONFIG, starting with the
+# (ROUND-1)th: no configuration always runs first, or last, in a round.
+mpichround() {
+	local round=$1 c k
+	shift
+	local cs=("$@")
+	for ((k = 0; k < ${#cs[@]}; k++)); do
+		c=${cs[(k + round - 1) % ${#cs[@]}]}
+		case $c in
+		default) mpich "r$round-default" ;;
+		rules) mpich "r$round-rules" MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE="$dir/tuned/mpich-coll.json" ;;
+		fixed-*) mpich "r$round-$c" "$MPICH_CVAR=${c#fixed-}" ;;
+		esac
+	done
+}
+
+# mpichmedians: per configuration and size, the median over the rounds of
+# each run's median, as the lines "mpich CONFIG BYTES MEDIAN MEAN" that
+# table reads (MEAN: the mean of the rounds' medians).
+mpichmedians() {
+	awk '$1 == "mpich" && $2 ~ /^r[0-9]+-/ {
+		c = substr($2, index($2, "-") + 1); k = c SUBSEP $3
+		if (!(k in n)) order[++m] = k
+		v[k, ++n[k]] = $4
+	}
+	END {
+		for (o = 1; o <= m; o++) {
+			k = order[o]; split(k, p, SUBSEP); c = n[k]; s = 0
+			for (i = 1; i <= c; i++) { a[i] = v[k, i]; s += a[i] }
+			for (i = 1; i <= c; i++) for (j = i + 1; j <= c; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+			printf "mpich %s %s %s %s\n", p[1], p[2], c % 2 ? a[(c + 1) / 2] : (a[c / 2] + a[c / 2 + 1]) / 2, s / c
+		}
+	}' "$dir/results.tsv" >"$dir/mpich-medians.tmp"
+	awk '!($1 == "mpich" && $2 !~ /^r[0-9]+-/)' "$dir/results.tsv" >"$dir/results.tmp"
+	cat "$dir/mpich-medians.tmp" >>"$dir/results.tmp"
+	mv "$dir/results.tmp" "$dir/results.tsv"
+	rm -f "$dir/mpich-medians.tmp"
 }
 
 result() {
@@ -391,12 +467,14 @@ for cl in $CLUSTERS; do
 			fi
 		fi
 		if [[ " $LIBS " == *" mpich "* ]] && [ "${SWEEP:-1}" = 1 ]; then
-			echo "   MPICH: default, rules, fixed" >&2
-			locked mpich default
-			locked mpich rules MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE="$dir/tuned/mpich-coll.json"
-			[ "${FIXED:-1}" = 0 ] || for alg in $MPICH_FIXED; do
-				locked mpich "fixed-$alg" "$MPICH_CVAR=$alg"
+			echo "   MPICH ($MPICH_DEVICE): default, rules, fixed; $MPICH_ROUNDS rounds" >&2
+			cfgs="default rules"
+			[ "${FIXED:-1}" = 0 ] || for alg in $MPICH_FIXED; do cfgs="$cfgs fixed-$alg"; done
+			for ((round = 1; round <= MPICH_ROUNDS; round++)); do
+				[ "${RESUME:-0}" = 1 ] && grep -q "^mpich r$round-rules " "$dir/results.tsv" && continue
+				locked mpichround "$round" $cfgs
 			done
+			mpichmedians
 		fi
 		if [[ " $LIBS " == *" ompi "* ]] && [ "${CONFIRM:-3}" -gt 0 ]; then
 			# Side by side: the default, the rules and the best fixed

@@ -20,6 +20,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -243,15 +244,18 @@ func TestMPICHReadsAndAppliesSelection(t *testing.T) {
 			t.Fatalf("MPICH with the tuned selection:\n%s\nfile:\n%s", o, out.MPICHJSON)
 		}
 	})
-	good, err := WriteMPICH([]MPICHBlock{{Ranks: mpiRanks, Ranges: mranges(probeRanges)}})
+	// MPICH's binomial tree is binomial-inorder (Open MPI's is not).
+	mprobe := slices.Clone(probeRanges)
+	mprobe[0].Algorithm = coll.Algorithm{Name: "binomial-inorder"}
+	good, err := WriteMPICH([]MPICHBlock{{Ranks: mpiRanks, Ranges: mranges(mprobe)}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if o, ok := run(writeTemp(t, "good.json", good), 1, 2047, 2048, 65535, 65536, 300000); !ok {
 		t.Fatalf("MPICH with the probe selection:\n%s", o)
 	}
-	for i, r := range probeRanges {
-		mr := mranges(probeRanges)
+	for i, r := range mprobe {
+		mr := mranges(mprobe)
 		mr[i].Algorithm = mpichInterBcast
 		b, err := WriteMPICH([]MPICHBlock{{Ranks: mpiRanks, Ranges: mr}})
 		if err != nil {

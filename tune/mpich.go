@@ -22,16 +22,19 @@ const (
 )
 
 // MPICHEquivalent maps one of our algorithms onto an MPICH bcast
-// algorithm: binomial, scatter-allgather (recursive doubling), and
-// scatter-allgather-ring exactly; magpie2 at the host level with binomial
-// inside approximately as MPIR_Bcast_intra_smp (intra-node to the node
-// leader, among node leaders, then inside each node). exact reports
+// algorithm: binomial-inorder, scatter-allgather (recursive doubling),
+// and scatter-allgather-ring exactly; magpie2 at the host level with
+// binomial inside approximately as MPIR_Bcast_intra_smp (intra-node to the
+// node leader, among node leaders, then inside each node). exact reports
 // whether MPICH runs the same schedule. MPICH's trees take no segment
 // size, so a segmented binomial tree (whose time can be far from the
-// whole one's) has no equivalent.
+// whole one's) has no equivalent. Open MPI's binomial tree ("binomial")
+// has none either: it puts other ranks in the same shape (coll.BinomialInOrder),
+// and on star-2x4-cyclic it measured 1.72 s at 16 MiB where MPICH's
+// binomial took 6.2 s (docs/tuning.md).
 func MPICHEquivalent(a coll.Algorithm, levelName func(level int) string) (name string, exact, ok bool) {
 	switch a.Name {
-	case "binomial":
+	case "binomial-inorder":
 		if a.SegSize > 0 {
 			return "", false, false
 		}

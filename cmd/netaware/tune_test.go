@@ -237,7 +237,7 @@ func TestTuneBcastLive(t *testing.T) {
 func TestTuneBcastFrom(t *testing.T) {
 	dir, again := t.TempDir(), t.TempDir()
 	if out, err := runSimCLI(t, "tune", "bcast", "--platform", tinyPlatform, "--out", dir, "--quiet",
-		"--sizes", "1KiB,1MiB", "--reps", "2", "--algorithms", "binomial,pipeline", "--segs", "8KiB"); err != nil {
+		"--sizes", "1KiB,1MiB", "--reps", "2", "--algorithms", "binomial,binomial-inorder,pipeline", "--segs", "8KiB"); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	if out, err := runSimCLI(t, "tune", "bcast", "--from", filepath.Join(dir, "bench.json"), "--out", again); err != nil {

@@ -42,10 +42,13 @@ const (
 	offSleeping = 128 // consumer: 1 while it waits on the doorbell
 	offWaiting  = 160 // producer: 1 while it waits for room (a futex word)
 	offClosed   = 192 // flags: closedWrite (producer is done), closedRead (consumer is gone)
+	offCPU      = 224 // consumer: the CPU it last polled on, plus one (0: not known), and cpuPinned
 	ringHeader  = 256
 
 	closedWrite = 1
 	closedRead  = 2
+
+	cpuPinned = 1 << 31 // the consumer's thread may run on that CPU only
 )
 
 type ring struct {
@@ -53,6 +56,7 @@ type ring struct {
 	sleeping   *atomic.Uint32
 	waiting    *atomic.Uint32
 	closed     *atomic.Uint32
+	cpu        *atomic.Uint32
 	data       []byte
 	mask       uint64
 }
@@ -65,6 +69,7 @@ func mapRing(mem []byte, size int) ring {
 		sleeping: (*atomic.Uint32)(at(offSleeping)),
 		waiting:  (*atomic.Uint32)(at(offWaiting)),
 		closed:   (*atomic.Uint32)(at(offClosed)),
+		cpu:      (*atomic.Uint32)(at(offCPU)),
 		data:     mem[ringHeader : ringHeader+size],
 		mask:     uint64(size - 1),
 	}
@@ -83,6 +88,15 @@ type shmConn struct {
 	pollMiss atomic.Int32
 	probeGap atomic.Int32
 	oneP     bool // GOMAXPROCS is 1: spinning must let goroutines run
+	// Two ranks sharing a core (see apart): dialer says which side moves;
+	// cpuCheck counts the vain polls until the next look at the CPUs;
+	// moveAt is when a move may come next (since born), moveGap the
+	// time to the one after.
+	dialer   bool
+	born     time.Time
+	cpuCheck atomic.Int32
+	moveAt   atomic.Int64
+	moveGap  atomic.Int64
 	// driving is set while a driver reads (see readFor): only a goroutine
 	// that waits for a message spins; the reader goroutine goes to sleep.
 	driving atomic.Bool
@@ -214,7 +228,8 @@ func shmAccept(uc *net.UnixConn, spin time.Duration) (net.Conn, error) {
 
 func newShmConn(uc *net.UnixConn, mem []byte, size int, spin time.Duration, dialer bool) *shmConn {
 	a, b := mapRing(mem, size), mapRing(mem[ringHeader+size:], size)
-	c := &shmConn{bell: uc, spin: spin, oneP: runtime.GOMAXPROCS(0) == 1}
+	c := &shmConn{bell: uc, spin: spin, oneP: runtime.GOMAXPROCS(0) == 1, dialer: dialer, born: time.Now()}
+	c.moveGap.Store(int64(minMoveGap))
 	c.spinNow.Store(int64(spin))
 	c.polls.Store(maxPolls)
 	c.probeGap.Store(minProbeGap)
@@ -324,6 +339,10 @@ func (c *shmConn) spinFor(ready func() bool) bool {
 			return true
 		}
 	}
+	start := time.Now()
+	if c.in.cpu != nil {
+		c.apart(start)
+	}
 	if polls > minPolls {
 		switch p := c.polls.Load(); {
 		case p == maxPolls:
@@ -337,7 +356,6 @@ func (c *shmConn) spinFor(ready func() bool) bool {
 			c.probeGap.Store(min(2*c.probeGap.Load(), maxProbeGap))
 		}
 	}
-	start := time.Now()
 	last := start
 	for {
 		if ready() {
@@ -370,6 +388,111 @@ func (c *shmConn) spinFor(ready func() bool) bool {
 		}
 		last = now
 	}
+}
+
+// apart runs after polls that did not catch the peer's answer: the peer
+// may share this core. Each side notes in its incoming ring the CPU it
+// polls on, every cpuCheckEvery vain polls; when both are on the same CPU
+// and the dialer's thread may run on another (the acceptor's if the
+// dialer is pinned), it moves there (moveOff) and polls at maxPolls again.
+// The kernel would not separate them: two threads that never sleep (they
+// poll and yield) are each hot in the cache of their core, and the load
+// balancer leaves hot threads where they are, idle core or not; they came
+// together while sleeping and waking during start-up (a waker draws the
+// woken onto its core). Moves are spaced out (minMoveGap, doubling up to
+// maxMoveGap), as where ranks outnumber cores each move only trades one
+// core-mate for another. On different CPUs, a side that had dropped to
+// minPolls polls at maxPolls again: the peer moved away.
+func (c *shmConn) apart(now time.Time) {
+	if c.cpuCheck.Add(-1) > 0 {
+		return
+	}
+	c.cpuCheck.Store(cpuCheckEvery)
+	cpu, ok := getcpu()
+	if !ok {
+		return
+	}
+	mine := uint32(cpu) + 1
+	if old := c.in.cpu.Load(); old&^cpuPinned == mine {
+		mine |= old & cpuPinned
+	}
+	c.in.cpu.Store(mine)
+	peer := c.out.cpu.Load()
+	switch {
+	case peer == 0:
+		return
+	case peer&^cpuPinned != mine&^cpuPinned:
+		if c.polls.Load() == minPolls {
+			c.polls.Store(maxPolls - 1) // one probe, then minPolls again if it misses
+		}
+		return
+	case mine&peer&cpuPinned != 0:
+		c.cpuCheck.Store(cpuCheckPinned) // neither can move: look again much later
+		return
+	case mine&cpuPinned != 0 || !c.dialer && peer&cpuPinned == 0:
+		return // the other side moves
+	}
+	since := int64(now.Sub(c.born))
+	if since < c.moveAt.Load() {
+		return
+	}
+	gap := c.moveGap.Load()
+	c.moveAt.Store(since + gap)
+	c.moveGap.Store(min(2*gap, int64(maxMoveGap)))
+	switch moved, pinned := moveOff(cpu); {
+	case pinned:
+		c.in.cpu.Store(mine | cpuPinned)
+	case moved:
+		if cpu, ok := getcpu(); ok {
+			c.in.cpu.Store(uint32(cpu) + 1)
+		}
+		c.polls.Store(maxPolls)
+		c.probeGap.Store(minProbeGap)
+	}
+}
+
+// Every cpuCheckEvery vain polls, apart looks at the CPUs (a system call),
+// every cpuCheckPinned when both sides are pinned to the same one;
+// moves come minMoveGap apart at first, then twice as far each time up to
+// maxMoveGap (a move costs tens of microseconds on a quiet machine, up to
+// a millisecond on a loaded one).
+const (
+	cpuCheckEvery  = 8
+	cpuCheckPinned = 1024
+	minMoveGap     = 10 * time.Millisecond
+	maxMoveGap     = time.Second
+)
+
+// getcpu is the CPU the calling thread runs on (it may move at any time).
+func getcpu() (int, bool) {
+	var cpu uint32
+	_, _, errno := unix.RawSyscall(unix.SYS_GETCPU, uintptr(unsafe.Pointer(&cpu)), 0, 0)
+	return int(cpu), errno == 0
+}
+
+// moveOff moves the calling thread off cpu to another CPU it may run on,
+// then gives it back its affinity: the kernel migrates a running thread
+// when its CPU leaves its mask, and leaves it where it is when the mask
+// grows again. pinned says the thread may run on cpu only.
+func moveOff(cpu int) (moved, pinned bool) {
+	runtime.LockOSThread() // the affinity calls are the thread's, not the process's
+	defer runtime.UnlockOSThread()
+	var set unix.CPUSet
+	if unix.SchedGetaffinity(0, &set) != nil || !set.IsSet(cpu) {
+		return false, false
+	}
+	away := set
+	away.Clear(cpu)
+	if away.Count() == 0 {
+		return false, true
+	}
+	if unix.SchedSetaffinity(0, &away) != nil {
+		return false, false
+	}
+	// Restoring the same mask can only fail if the CPU set of the process
+	// changed meanwhile; the thread then keeps the narrower set.
+	unix.SchedSetaffinity(0, &set)
+	return true, false
 }
 
 // pollsBefore is how many polls the next spin makes before yielding:

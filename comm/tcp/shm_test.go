@@ -10,8 +10,12 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"runtime"
 	"testing"
 	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 
 	"netaware/comm"
 )
@@ -246,4 +250,122 @@ func TestShmSpinPollsAdapt(t *testing.T) {
 	if !spin(minPolls+1) || c.polls.Load() != maxPolls || c.probeGap.Load() != minProbeGap {
 		t.Fatalf("probe: polls now %d, gap %d, want %d and %d", c.polls.Load(), c.probeGap.Load(), maxPolls, minProbeGap)
 	}
+}
+
+// Two ranks found on one CPU come apart: the dialer's thread moves to
+// another CPU it may run on, keeps its affinity and polls at maxPolls
+// again; the next move waits its gap; the acceptor moves only if the
+// dialer is pinned; a side that finds the peer on another CPU probes.
+func TestShmApart(t *testing.T) {
+	runtime.LockOSThread() // getcpu and the affinity are this thread's
+	defer runtime.UnlockOSThread()
+	var all unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &all); err != nil {
+		t.Skipf("sched_getaffinity: %v", err)
+	}
+	defer unix.SchedSetaffinity(0, &all)
+	pair := func() (d, a *shmConn) {
+		const size = 4096
+		words := make([]uint64, 2*(ringHeader+size)/8)
+		mem := unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), 8*len(words))
+		x, y := mapRing(mem, size), mapRing(mem[ringHeader+size:], size)
+		now := time.Now().Add(-time.Hour) // moves allowed at once
+		d = &shmConn{in: y, out: x, dialer: true, born: now}
+		a = &shmConn{in: x, out: y, born: now}
+		for _, c := range []*shmConn{d, a} {
+			c.polls.Store(minPolls)
+			c.probeGap.Store(maxProbeGap)
+			c.moveGap.Store(int64(minMoveGap))
+		}
+		return d, a
+	}
+	cpuNow := func() int {
+		cpu, ok := getcpu()
+		if !ok {
+			t.Fatal("getcpu failed")
+		}
+		return cpu
+	}
+	affinity := func() unix.CPUSet {
+		var set unix.CPUSet
+		if err := unix.SchedGetaffinity(0, &set); err != nil {
+			t.Fatal(err)
+		}
+		return set
+	}
+	t.Run("pinned", func(t *testing.T) {
+		cpu := cpuNow()
+		var one unix.CPUSet
+		one.Set(cpu)
+		if err := unix.SchedSetaffinity(0, &one); err != nil {
+			t.Skipf("sched_setaffinity: %v", err)
+		}
+		defer unix.SchedSetaffinity(0, &all)
+		d, a := pair()
+		a.in.cpu.Store(uint32(cpu) + 1)
+		d.apart(time.Now())
+		if got := d.in.cpu.Load(); got != uint32(cpu)+1|cpuPinned || cpuNow() != cpu || affinity() != one {
+			t.Fatalf("dialer pinned to CPU %d: published %#x, now on CPU %d", cpu, got, cpuNow())
+		}
+		// The acceptor, pinned too, cannot move either.
+		a.apart(time.Now())
+		if got := a.in.cpu.Load(); got != uint32(cpu)+1|cpuPinned || cpuNow() != cpu || a.polls.Load() != minPolls {
+			t.Fatalf("acceptor pinned to CPU %d: published %#x, now on CPU %d, polls %d", cpu, got, cpuNow(), a.polls.Load())
+		}
+		// Both pinned: the next look comes much later.
+		a.cpuCheck.Store(0)
+		a.apart(time.Now())
+		if a.cpuCheck.Load() != cpuCheckPinned {
+			t.Fatalf("both pinned: next check in %d vain polls, want %d", a.cpuCheck.Load(), cpuCheckPinned)
+		}
+	})
+	t.Run("moves", func(t *testing.T) {
+		if all.Count() < 2 {
+			t.Skip("this thread may run on one CPU only")
+		}
+		d, a := pair()
+		cpu := cpuNow()
+		// The acceptor does not move for an unpinned dialer.
+		d.in.cpu.Store(uint32(cpu) + 1)
+		a.apart(time.Now())
+		if cpuNow() != cpu || a.in.cpu.Load() != uint32(cpu)+1 || a.moveAt.Load() != 0 {
+			t.Fatalf("acceptor beside an unpinned dialer on CPU %d: now on %d, published %#x", cpu, cpuNow(), a.in.cpu.Load())
+		}
+		d.apart(time.Now())
+		moved := cpuNow()
+		if moved == cpu || d.in.cpu.Load() != uint32(moved)+1 || affinity() != all || d.polls.Load() != maxPolls {
+			t.Fatalf("dialer beside the acceptor on CPU %d: now on %d, published %#x, polls %d, affinity kept %v",
+				cpu, moved, d.in.cpu.Load(), d.polls.Load(), affinity() == all)
+		}
+		if d.moveGap.Load() != int64(2*minMoveGap) {
+			t.Fatalf("gap after a move %v, want %v", time.Duration(d.moveGap.Load()), 2*minMoveGap)
+		}
+		// Found together again at once: the next move waits for its gap.
+		a.in.cpu.Store(uint32(moved) + 1)
+		d.cpuCheck.Store(0)
+		d.apart(d.born.Add(time.Duration(d.moveAt.Load()) - time.Microsecond))
+		if cpuNow() != moved {
+			t.Fatalf("moved again before the gap: CPU %d -> %d", moved, cpuNow())
+		}
+		// On different CPUs, a side at minPolls probes with maxPolls once.
+		a.in.cpu.Store(uint32(cpu) + 1) // and this dialer on moved
+		d.polls.Store(minPolls)
+		d.cpuCheck.Store(0)
+		d.apart(time.Now())
+		if d.polls.Load() != maxPolls-1 || d.pollsBefore() != maxPolls {
+			t.Fatalf("peer on another CPU: polls %d, want %d", d.polls.Load(), maxPolls-1)
+		}
+		// Checks come every cpuCheckEvery vain polls.
+		d.polls.Store(minPolls)
+		for i := 1; i < cpuCheckEvery; i++ {
+			d.apart(time.Now())
+		}
+		if d.polls.Load() != minPolls {
+			t.Fatalf("checked the CPUs before %d vain polls", cpuCheckEvery)
+		}
+		d.apart(time.Now())
+		if d.polls.Load() != maxPolls-1 {
+			t.Fatalf("no check after %d vain polls", cpuCheckEvery)
+		}
+	})
 }

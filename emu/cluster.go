@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -93,6 +94,17 @@ func Up(ctx context.Context, plat *platform.Platform, opt Options, progress func
 		return nil, err
 	}
 	opt.Netem = netem
+	others, err := List(opt.StateDir)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range others {
+		if c, err := Load(opt.StateDir, p); err == nil && p != opt.Prefix {
+			if s, err := netip.ParsePrefix(c.Subnet); err == nil {
+				opt.Avoid = append(opt.Avoid, s)
+			}
+		}
+	}
 	pl, err := NewPlan(plat, opt)
 	if err != nil {
 		return nil, err

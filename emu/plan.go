@@ -19,6 +19,7 @@ import (
 	"hash/fnv"
 	"math"
 	"net/netip"
+	"slices"
 	"strconv"
 
 	"netaware/platform"
@@ -61,6 +62,11 @@ type Options struct {
 	// StateDir holds the cluster's state file and UTS namespace files
 	// (default /run/netaware-emu).
 	StateDir string
+	// Avoid lists the subnets of the clusters already up (Up fills it).
+	// The prefix's hash picks one of 128 /16s, so two prefixes can meet
+	// on one; 'emu rsh-agent' finds a host by its address in any cluster,
+	// and an address in two clusters would name neither.
+	Avoid []netip.Prefix
 }
 
 // DefaultStateDir is where clusters are recorded unless Options.StateDir says.
@@ -141,14 +147,33 @@ func ValidPrefix(p string) error {
 	return nil
 }
 
-// Subnet is the /16 a prefix's cluster uses: 10.X.0.0/16 with X derived
-// from the prefix, so that clusters of different prefixes rarely share
-// addresses (they are never connected to each other in any case).
+// subnets is how many /16s clusters choose from: 10.64.0.0 to 10.191.0.0.
+const subnets = 128
+
+// Subnet is the /16 a prefix's cluster uses when no other cluster has it:
+// 10.X.0.0/16 with X derived from the prefix.
 func Subnet(prefix string) netip.Prefix {
 	h := fnv.New32a()
 	h.Write([]byte(prefix))
-	x := byte(64 + h.Sum32()%128)
-	return netip.PrefixFrom(netip.AddrFrom4([4]byte{10, x, 0, 0}), 16)
+	return subnetAt(h.Sum32() % subnets)
+}
+
+func subnetAt(i uint32) netip.Prefix {
+	return netip.PrefixFrom(netip.AddrFrom4([4]byte{10, byte(64 + i%subnets), 0, 0}), 16)
+}
+
+// freeSubnet is the prefix's own subnet, or the next one (in order,
+// wrapping) that none of avoid has.
+func freeSubnet(prefix string, avoid []netip.Prefix) (netip.Prefix, error) {
+	first := Subnet(prefix)
+	start := uint32(first.Addr().As4()[1]) - 64
+	for k := uint32(0); k < subnets; k++ {
+		s := subnetAt(start + k)
+		if !slices.Contains(avoid, s) {
+			return s, nil
+		}
+	}
+	return netip.Prefix{}, fmt.Errorf("prefix %s: every one of the %d subnets 10.64-191.0.0/16 is taken by another cluster ('netaware emu status')", prefix, subnets)
 }
 
 // maxEmuHosts is what one /16 holds (network and broadcast addresses excluded).
@@ -201,7 +226,10 @@ func NewPlan(plat *platform.Platform, opt Options) (*Plan, error) {
 		Netem:    opt.Netem,
 		StateDir: opt.StateDir,
 	}
-	subnet := Subnet(P)
+	subnet, err := freeSubnet(P, opt.Avoid)
+	if err != nil {
+		return nil, err
+	}
 	pl.Subnet = subnet.String()
 	base := subnet.Addr().As4()
 

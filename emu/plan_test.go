@@ -276,6 +276,40 @@ func TestSubnetIsATenSlashSixteenPerPrefix(t *testing.T) {
 	}
 }
 
+// Two prefixes whose hashes meet (as "m11c" and "lb26" did) must not get
+// one subnet while both clusters are up: rsh-agent finds a host by its
+// address in any cluster. The second takes the next free /16; with all
+// 128 taken, the plan is refused with a message.
+func TestPlanAvoidsSubnetsOfOtherClusters(t *testing.T) {
+	own := Subnet("ne0")
+	next := subnetAt(uint32(own.Addr().As4()[1]) - 64 + 1)
+	after := subnetAt(uint32(own.Addr().As4()[1]) - 64 + 2)
+	for _, c := range []struct {
+		avoid []netip.Prefix
+		want  netip.Prefix
+	}{
+		{nil, own},
+		{[]netip.Prefix{next}, own},
+		{[]netip.Prefix{own}, next},
+		{[]netip.Prefix{next, own}, after},
+	} {
+		pl, err := NewPlan(parse(t, twoHosts), Options{Prefix: "ne0", Avoid: c.avoid})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pl.Subnet != c.want.String() || pl.Hosts[0].Address != c.want.Addr().Next().String() {
+			t.Errorf("avoiding %v: subnet %s, host a0 at %s; want %s", c.avoid, pl.Subnet, pl.Hosts[0].Address, c.want)
+		}
+	}
+	var all []netip.Prefix
+	for i := range uint32(subnets) {
+		all = append(all, subnetAt(i))
+	}
+	if _, err := NewPlan(parse(t, twoHosts), Options{Prefix: "ne0", Avoid: all}); err == nil || !strings.Contains(err.Error(), "every one of the 128 subnets") {
+		t.Errorf("every subnet taken: error %v", err)
+	}
+}
+
 func TestPlanRefusesOverlongHostNames(t *testing.T) {
 	long := strings.Repeat("x", 65)
 	_, err := NewPlan(parse(t, strings.Replace(twoHosts, "names: a0", "names: "+long, 1)), Options{Prefix: "ne0"})

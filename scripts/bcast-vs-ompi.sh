@@ -4,7 +4,7 @@
 # issue 11: within 1.5x of Open MPI at 1 KiB, at least as fast as its best
 # from 1 MiB).
 #
-#   sudo LOCK=/work/live.lock PREFIX=o11c scripts/bcast-vs-ompi.sh star-2x4-cyclic
+#   sudo LOCK=/tmp/netaware-live.lock PREFIX=o11c scripts/bcast-vs-ompi.sh star-2x4-cyclic
 #   sudo SIZE=1048576 REPS=10 FIXED="5-32768 6-32768" scripts/bcast-vs-ompi.sh star-2x4-cyclic
 #
 # CLUSTER names a platform in scripts/tune-proof/. The script builds it

@@ -16,7 +16,7 @@
 #
 # Root is needed (netaware emu). Run it at normal priority on an idle
 # machine: it measures live timing. On a shared machine set LOCK to a lock
-# file (LOCK=/work/live.lock): each discover run and each iperf3 measurement
+# file (LOCK=/tmp/netaware-live.lock): each discover run and each iperf3 measurement
 # then holds it (flock), so live timings of others do not overlap them; the
 # load and wall time are taken once it is held. With LOCK_UNIT=S as well,
 # a hold goes on over further runs until it is S seconds old (under a busy
@@ -26,7 +26,7 @@
 #   scripts/emu-campaign.sh -n 20 -o /tmp/campaign              # the full campaign
 #   scripts/emu-campaign.sh -n 4 -o /tmp/c star-3x4 chain-4x3   # 2 named + 2 blind on two clusters
 #   scripts/emu-campaign.sh -s -o /tmp/campaign                 # summary of runs.tsv only
-#   LOCK=/work/live.lock LOCK_UNIT=240 scripts/emu-campaign.sh -n 40 -o /tmp/c chain-4x3
+#   LOCK=/tmp/netaware-live.lock LOCK_UNIT=240 scripts/emu-campaign.sh -n 40 -o /tmp/c chain-4x3
 set -euo pipefail
 
 # hold takes $LOCK (if set) unless it is held; release drops it once the

@@ -57,7 +57,7 @@
 # after its sweep, say), running nothing.
 # RESUME=1 (with LOCK) goes on with an interrupted run in the same WORK:
 # the tune steps, sweep configurations and rounds already done are kept.
-# LOCK (e.g. /work/live.lock; default none) is a file every live unit holds
+# LOCK (e.g. /tmp/netaware-live.lock; default none) is a file every live unit holds
 # with flock(1), so that no other live run on a shared machine times at
 # the same moment: one 'tune' step (one size, and for sizes above 1 MiB
 # TUNE_CHUNK (3) algorithm names at a time; the steps' bench.json files are
@@ -67,7 +67,7 @@
 # side-by-side round (every size; CONFIRM_HOLD rounds per hold). Each unit holds the
 # lock for at most a few minutes; building and 'emu up' do not take it.
 # LOCK_HELD=1: the caller holds LOCK around the whole run (e.g. 'flock
-# /work/live.lock env LOCK_HELD=1 LOCK=... scripts/tune-proof.sh CLUSTER'
+# /tmp/netaware-live.lock env LOCK_HELD=1 LOCK=... scripts/tune-proof.sh CLUSTER'
 # with LIBS=none for the tune step, then RESUME=1 LIBS=mpich for MPICH's
 # rounds: two holds per cluster when the lock is contended; the steps
 # are still run as with LOCK).

@@ -3,15 +3,12 @@ package discover
 import (
 	"math"
 	"math/rand/v2"
-	"path/filepath"
 	"testing"
 
 	"netaware/cluster"
-	"netaware/comm"
 	"netaware/infer"
 	"netaware/infer/live"
 	"netaware/metrics"
-	"netaware/platform"
 	"netaware/topo"
 )
 
@@ -137,18 +134,7 @@ func TestSweepPairs(t *testing.T) {
 // The switches come out in 20 of 20 replays; without the sweeps in 0.
 func TestTwoNICGenerationsSwitchesFromSweptRecordings(t *testing.T) {
 	const name = "two-nic-generations"
-	samples, n := loadRec(t, name)
-	p, err := platform.Load(filepath.Join("..", "emu", "testdata", name+".yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	truth := truthLevel(t, p, "switch")
-	ranks := make([]int, n)
-	ids := make([]comm.Identity, n)
-	for i := range ranks {
-		ranks[i] = i
-		ids[i] = comm.Identity{Rank: i, Core: -1, Socket: -1}
-	}
+	samples, n, truth, ranks, ids := recordedCluster(t, name)
 	// best NMI of a level with the switches, the sweeps, and whether the
 	// levels are the switches and all, nothing else.
 	run := func(seed uint64, sweep bool) (float64, int, bool) {

@@ -15,6 +15,7 @@ import (
 	"netaware/infer/live"
 	"netaware/metrics"
 	"netaware/platform"
+	"netaware/topo"
 )
 
 // replayProber answers seed 002's pair protocol (live.MeasurePair, as
@@ -72,20 +73,28 @@ func loadRec(t *testing.T, name string) (map[[2]int][]float64, int) {
 	return samples, ds.World.Size
 }
 
-func replayed(t *testing.T, name string) (int, []int) {
+// recordedCluster is a recording of an emu cluster's round trips with what
+// a replay needs: its size, the switch level of its platform file, and
+// ranks without host names (blind).
+func recordedCluster(t *testing.T, name string) (map[[2]int][]float64, int, topo.Level, []int, []comm.Identity) {
 	t.Helper()
 	samples, n := loadRec(t, name)
 	p, err := platform.Load(filepath.Join("..", "emu", "testdata", name+".yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	truth := truthLevel(t, p, "switch")
 	ranks := make([]int, n)
 	ids := make([]comm.Identity, n)
 	for i := range ranks {
 		ranks[i] = i
 		ids[i] = comm.Identity{Rank: i, Core: -1, Socket: -1}
 	}
+	return samples, n, truthLevel(t, p, "switch"), ranks, ids
+}
+
+func replayed(t *testing.T, name string) (int, []int) {
+	t.Helper()
+	samples, n, truth, ranks, ids := recordedCluster(t, name)
 	ok := 0
 	var pairs []int
 	for seed := uint64(1); seed <= 20; seed++ {

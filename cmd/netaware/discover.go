@@ -78,7 +78,8 @@ measurements, the tree handed from rank to rank); at --level standard, PLogP
 between representatives of every group and group pair (seed 004), at
 thorough between all pairs (with a bound on its duration printed before it
 starts); levels cut from the tree's latency dendrogram. On a real network
-(not --platform), 4 ranks first measure the noise; where it is a real
+(not --platform), or a simulated one with --noise realistic, 4 ranks first
+measure the noise; where it is a real
 network's, swarm broadcasts group the ranks by bandwidth first and the RTT
 tree is inferred within each group and between one rank per group, which
 measures far fewer pairs (docs/emu.md).
@@ -157,9 +158,11 @@ func (o *discoverOptions) run(ctx context.Context) error {
 			fmt.Fprintf(notices, "netaware discover: no --platform and no launcher: running on the built-in simulated platform %s\n", defaultPlatform)
 		}
 	}
-	// On a real network (not the simulator) the noise check decides
-	// whether the swarm's bandwidth groups come first (discover.Options.Staged).
-	opt.Staged = wf.platform == ""
+	// On a real network, and on a simulated one with the noise fitted to
+	// real networks, the noise check decides whether the swarm's bandwidth
+	// groups come first (discover.Options.Staged): the simulator then
+	// runs what a real cluster would (issue 17's simulator campaign).
+	opt.Staged = wf.platform == "" || realisticNoise(wf)
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
@@ -438,4 +441,17 @@ func fmtDuration(d time.Duration) string {
 		return d.Round(time.Microsecond).String()
 	}
 	return d.String()
+}
+
+// realisticNoise tells whether the simulated world runs with the noise
+// profile fitted to real networks (--noise, or the platform file's).
+func realisticNoise(wf *worldFlags) bool {
+	if wf.noNoise {
+		return false
+	}
+	if wf.noise != "" {
+		return wf.noise == platform.NoiseRealistic
+	}
+	p, err := platform.Load(wf.platform)
+	return err == nil && p.Noise().Profile == platform.NoiseRealistic
 }

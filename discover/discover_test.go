@@ -563,9 +563,11 @@ func TestScaleBlindAcrossNoiseSeeds(t *testing.T) {
 // lengths put the racks 40 and 44 us apart (a 10% step); the rack level
 // comes from where the hosts hang in the tree (withAttachmentLevels).
 // Noise seed 1 runs in CI; NETAWARE_SCALE=1 runs seeds 1-10, where one
-// seed may show spurious levels (seed 2: a socket's rank pruned the rest
-// of the network at a near copy of its host's switch and hung as a third
-// socket, see docs/scaling.md).
+// seed may show spurious levels (seed 2 once: a socket's rank pruned the
+// rest of the network at a near copy of its host's switch and hung as a
+// third socket, see docs/scaling.md). Since the fifth session's merges
+// seeds 4 and 7 both do (a near-socket level of 34 and 35 groups), so the
+// opt-in run fails: issue 17 wants none.
 func TestRacksOfSlowNICsBlindAcrossNoiseSeeds(t *testing.T) {
 	p, err := platform.Load("testdata/racks-16x2x8-1gbe.yaml")
 	if err != nil {

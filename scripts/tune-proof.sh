@@ -345,7 +345,9 @@ tunesteps() {
 		# RESUME=1: the algorithms an earlier (interrupted) run measured
 		# at this size are not measured again.
 		done=" "
-		[ "${RESUME:-0}" != 1 ] || done=" $(cat "$parts"/*/bench.json 2>/dev/null |
+		# (No earlier step is no error: cat's failure must not end the
+		# script under pipefail.)
+		[ "${RESUME:-0}" != 1 ] || done=" $({ cat "$parts"/*/bench.json 2>/dev/null || true; } |
 			jq -r --argjson b "$b" '.measurements[] | select(.size_bytes == $b) | .algorithm.name' | sort -u | tr '\n' ' ')"
 		algs=()
 		for a in ${TUNE_ALGS//,/ }; do

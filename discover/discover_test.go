@@ -20,20 +20,27 @@ import (
 	"netaware/topo"
 )
 
-func discoverOn(t *testing.T, name string, opt Options) (*Outcome, *platform.Platform, sim.Result) {
-	t.Helper()
-	p, err := platform.Load(name)
-	if err != nil {
-		t.Fatal(err)
-	}
+// runOnSim runs Run with opt on every rank of p in the simulator and
+// returns rank 0's outcome.
+func runOnSim(ctx context.Context, p *platform.Platform, so sim.Options, opt Options) (*Outcome, sim.Result, error) {
 	var out *Outcome
-	res, err := sim.Run(context.Background(), p, sim.Options{}, func(ctx context.Context, c comm.Comm) error {
+	res, err := sim.Run(ctx, p, so, func(ctx context.Context, c comm.Comm) error {
 		o, err := Run(ctx, c, opt)
 		if c.Rank() == 0 {
 			out = o
 		}
 		return err
 	})
+	return out, res, err
+}
+
+func discoverOn(t *testing.T, name string, opt Options) (*Outcome, *platform.Platform, sim.Result) {
+	t.Helper()
+	p, err := platform.Load(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, res, err := runOnSim(context.Background(), p, sim.Options{}, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,16 +185,9 @@ func TestDiscoverAnyEagerLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, eager := range []int{-1, 1, 512} {
-		var out *Outcome
 		opt := DefaultOptions()
 		opt.Blind = true
-		_, err := sim.Run(context.Background(), p, sim.Options{EagerLimit: eager, NoNoise: true}, func(ctx context.Context, c comm.Comm) error {
-			o, err := Run(ctx, c, opt)
-			if c.Rank() == 0 {
-				out = o
-			}
-			return err
-		})
+		out, _, err := runOnSim(context.Background(), p, sim.Options{EagerLimit: eager, NoNoise: true}, opt)
 		if err != nil {
 			t.Fatalf("eager limit %d: %v", eager, err)
 		}
@@ -361,14 +361,7 @@ func TestResumeKeepsCheckpointedPairs(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := func(ctx context.Context, opt Options) (*Outcome, error) {
-		var out *Outcome
-		_, err := sim.Run(ctx, p, sim.Options{}, func(ctx context.Context, c comm.Comm) error {
-			o, err := Run(ctx, c, opt)
-			if c.Rank() == 0 {
-				out = o
-			}
-			return err
-		})
+		out, _, err := runOnSim(ctx, p, sim.Options{}, opt)
 		return out, err
 	}
 	const stopAfter = 3
@@ -472,14 +465,7 @@ func TestDefaultDemoAcrossNoiseSeeds(t *testing.T) {
 	}
 	const nic = 1e9 / 8
 	for seed := int64(1); seed <= 12; seed++ {
-		var out *Outcome
-		_, err := sim.Run(context.Background(), p, sim.Options{Seed: seed}, func(ctx context.Context, c comm.Comm) error {
-			o, err := Run(ctx, c, DefaultOptions())
-			if c.Rank() == 0 {
-				out = o
-			}
-			return err
-		})
+		out, _, err := runOnSim(context.Background(), p, sim.Options{Seed: seed}, DefaultOptions())
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
@@ -534,16 +520,9 @@ func TestScaleBlindAcrossNoiseSeeds(t *testing.T) {
 			t.Fatal(err)
 		}
 		for seed := int64(1); seed <= 10; seed++ {
-			var out *Outcome
 			opt := DefaultOptions()
 			opt.Blind, opt.Level = true, Fast
-			_, err := sim.Run(context.Background(), p, sim.Options{Seed: seed}, func(ctx context.Context, c comm.Comm) error {
-				o, err := Run(ctx, c, opt)
-				if c.Rank() == 0 {
-					out = o
-				}
-				return err
-			})
+			out, _, err := runOnSim(context.Background(), p, sim.Options{Seed: seed}, opt)
 			if err != nil {
 				t.Fatalf("%d ranks, seed %d: %v", n, seed, err)
 			}
@@ -580,16 +559,9 @@ func TestRacksOfSlowNICsBlindAcrossNoiseSeeds(t *testing.T) {
 	n, truth := p.NumRanks(), p.TruthLevels()
 	spurious := 0
 	for _, seed := range seeds {
-		var out *Outcome
 		opt := DefaultOptions()
 		opt.Blind, opt.Level = true, Fast
-		_, err := sim.Run(context.Background(), p, sim.Options{Seed: seed}, func(ctx context.Context, c comm.Comm) error {
-			o, err := Run(ctx, c, opt)
-			if c.Rank() == 0 {
-				out = o
-			}
-			return err
-		})
+		out, _, err := runOnSim(context.Background(), p, sim.Options{Seed: seed}, opt)
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"netaware/cluster"
-	"netaware/comm"
 	"netaware/comm/sim"
 	"netaware/platform"
 	"netaware/topo"
@@ -26,14 +25,7 @@ func stagedOn(t *testing.T, file string, blind bool, seed int64) (*Outcome, *pla
 	opt.Blind, opt.Staged = blind, true
 	opt.Swarm = DiscoverSwarmParams()
 	opt.Swarm.Bytes = 1 << 20
-	var out *Outcome
-	_, err = sim.Run(context.Background(), p, sim.Options{Noise: platform.NoiseRealistic, Seed: seed}, func(ctx context.Context, c comm.Comm) error {
-		o, err := Run(ctx, c, opt)
-		if c.Rank() == 0 {
-			out = o
-		}
-		return err
-	})
+	out, _, err := runOnSim(context.Background(), p, sim.Options{Noise: platform.NoiseRealistic, Seed: seed}, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,13 +89,7 @@ func TestStagedWithoutRealNoiseIsTheUsualInference(t *testing.T) {
 	opt := DefaultOptions()
 	opt.Staged = true
 	var out *Outcome
-	if _, err = sim.Run(context.Background(), p, sim.Options{NoNoise: true}, func(ctx context.Context, c comm.Comm) error {
-		o, err := Run(ctx, c, opt)
-		if c.Rank() == 0 {
-			out = o
-		}
-		return err
-	}); err != nil {
+	if out, _, err = runOnSim(context.Background(), p, sim.Options{NoNoise: true}, opt); err != nil {
 		t.Fatal(err)
 	}
 	if out.Phases[1].Name != "rtt-noise-check" || out.Phases[2].Name != "rtt-tree" {

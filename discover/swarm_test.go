@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"netaware/comm"
 	"netaware/comm/sim"
 	"netaware/metrics"
 	"netaware/platform"
@@ -22,14 +21,7 @@ func TestSwarmMethodFindsZeroLatencySplit(t *testing.T) {
 	opt.Method = MethodSwarm
 	opt.Swarm = DiscoverSwarmParams()
 	opt.Swarm.Bytes = 1 << 20
-	var out *Outcome
-	_, err = sim.Run(context.Background(), p, sim.Options{}, func(ctx context.Context, c comm.Comm) error {
-		o, err := Run(ctx, c, opt)
-		if c.Rank() == 0 {
-			out = o
-		}
-		return err
-	})
+	out, _, err := runOnSim(context.Background(), p, sim.Options{}, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,14 +76,7 @@ hosts:
 		opt.Level, opt.Method = Fast, method
 		opt.Swarm = DiscoverSwarmParams()
 		opt.Swarm.Bytes, opt.Swarm.MaxIterations = 256<<10, 2
-		var out *Outcome
-		_, err = sim.Run(context.Background(), p, sim.Options{}, func(ctx context.Context, c comm.Comm) error {
-			o, err := Run(ctx, c, opt)
-			if c.Rank() == 0 {
-				out = o
-			}
-			return err
-		})
+		out, _, err := runOnSim(context.Background(), p, sim.Options{}, opt)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,7 +11,6 @@ import (
 
 	"netaware/model"
 	"netaware/modelcheck"
-	"netaware/tune"
 )
 
 func writeFile(t *testing.T, dir, name, text string) string {
@@ -170,11 +169,7 @@ func TestTuneBcastWithDiscoverModel(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	var rep tune.Report
-	b, _ := os.ReadFile(filepath.Join(dir, "bench.json"))
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := readBenchJSON(t, dir)
 	ok := map[string]bool{}
 	for _, m := range rep.Measurements {
 		ok[m.Label] = m.Err == ""

@@ -38,11 +38,7 @@ func TestTuneBcastWritesAllFiles(t *testing.T) {
 	if _, ok := d.Lookup(16, 1<<20); !ok {
 		t.Errorf("decision has no rule for 16 ranks")
 	}
-	var rep tune.Report
-	b, _ := os.ReadFile(filepath.Join(dir, "bench.json"))
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := readBenchJSON(t, dir)
 	// Baseline + binomial whole and segmented + pipeline + hierarchical +
 	// magpie2 at 3 levels, 3 sizes.
 	if len(rep.Measurements) != 8*3 || rep.TopologySource != "platform ground truth" || len(rep.Choices) != 3 {
@@ -90,11 +86,7 @@ func TestTuneBcastWithModel(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	var rep tune.Report
-	b, _ := os.ReadFile(filepath.Join(dir, "bench.json"))
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := readBenchJSON(t, dir)
 	labels := map[string]bool{}
 	for _, m := range rep.Measurements {
 		labels[m.Label] = m.Err == ""
@@ -193,14 +185,7 @@ func TestTuneBcastLive(t *testing.T) {
 	if !strings.Contains(string(out), "topology-blind algorithms only") || strings.Contains(string(out), "[1] ") {
 		t.Errorf("rank 0 does not say it has no topology, or another rank printed:\n%s", out)
 	}
-	var rep tune.Report
-	b, err := os.ReadFile(filepath.Join(dir, "bench.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := readBenchJSON(t, dir)
 	// ompi-fixed, binomial whole and in 16 KiB segments (magpie needs a
 	// topology), 2 sizes, each with 2 positive repetitions.
 	if rep.Ranks != 3 || rep.Platform != "live" || rep.TopologySource != "none" || len(rep.Measurements) != 3*2 || len(rep.Choices) != 2 {
@@ -271,14 +256,7 @@ func TestTuneAllreduceLive(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	var rep tune.Report
-	b, err := os.ReadFile(filepath.Join(dir, "bench.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := readBenchJSON(t, dir)
 	// No ompi-fixed baseline for allreduce; 1000 bytes is 250 floats.
 	if rep.Ranks != 4 || rep.Platform != "local" || len(rep.Measurements) != 4*2 || len(rep.Choices) != 2 {
 		t.Fatalf("bench.json: %d ranks, world %q, %d measurements, %d choices", rep.Ranks, rep.Platform, len(rep.Measurements), len(rep.Choices))
@@ -385,4 +363,18 @@ func TestBenchCommDefault(t *testing.T) {
 	if _, err := runSimCLI(t, "bench", "allreduce", "--local", "2", "--comm-default", "--decision", "x.json"); err == nil {
 		t.Error("--comm-default with --decision accepted")
 	}
+}
+
+// readBenchJSON reads the bench.json a tune run wrote into dir.
+func readBenchJSON(t *testing.T, dir string) tune.Report {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "bench.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep tune.Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	return rep
 }

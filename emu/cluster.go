@@ -94,15 +94,13 @@ func Up(ctx context.Context, plat *platform.Platform, opt Options, progress func
 		return nil, err
 	}
 	opt.Netem = netem
-	others, err := List(opt.StateDir)
+	others, err := recorded(opt.StateDir)
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range others {
-		if c, err := Load(opt.StateDir, p); err == nil && p != opt.Prefix {
-			if s, err := netip.ParsePrefix(c.Subnet); err == nil {
-				opt.Avoid = append(opt.Avoid, s)
-			}
+	for _, c := range others {
+		if s, err := netip.ParsePrefix(c.Subnet); err == nil && c.Prefix != opt.Prefix {
+			opt.Avoid = append(opt.Avoid, s)
 		}
 	}
 	pl, err := NewPlan(plat, opt)

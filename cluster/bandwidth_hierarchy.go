@@ -47,7 +47,7 @@ func BandwidthHierarchy(w *Matrix, seed uint64, ratio float64) ([]Labels, error)
 		if k := numClusters(labels); k <= 2 || k == w.N {
 			break
 		}
-		g := collapseMeans(w, labels)
+		g := collapseMeans(w, labels, 0)
 		top, _, err := Louvain(g, 1, seed+round)
 		if err != nil {
 			return nil, err
@@ -241,23 +241,33 @@ func HierarchyNMI(a, b []Labels) (float64, error) {
 // maximum spanning tree of that graph, whose nodes are the labels of l. A
 // single group gives no edge.
 func BandwidthTree(w *Matrix, l Labels) ([]PairEdge, error) {
-	if err := checkSimilarity(w); err != nil {
+	if err := checkTreeLabels(w, l); err != nil {
 		return nil, err
 	}
+	return MaximumSpanningTree(collapseMeans(w, l, 0))
+}
+
+// checkTreeLabels checks what a bandwidth tree needs: a similarity matrix
+// and a label for each of its points.
+func checkTreeLabels(w *Matrix, l Labels) error {
+	if err := checkSimilarity(w); err != nil {
+		return err
+	}
 	if len(l) != w.N {
-		return nil, fmt.Errorf("cluster: bandwidth tree: %d labels for %d points", len(l), w.N)
+		return fmt.Errorf("cluster: bandwidth tree: %d labels for %d points", len(l), w.N)
 	}
 	for i, v := range l {
 		if v < 0 {
-			return nil, fmt.Errorf("cluster: bandwidth tree: point %d is unlabelled", i)
+			return fmt.Errorf("cluster: bandwidth tree: point %d is unlabelled", i)
 		}
 	}
-	return MaximumSpanningTree(collapseMeans(w, l))
+	return nil
 }
 
 // collapseMeans is the graph of the groups of l (label k of Canonical(l)
 // is node k): between two groups, the mean weight of the measured pairs
-// (weight > 0) between their points, 0 where none was measured. It is seed
+// (weight > 0) between their points, none where none was measured (0 for
+// the maximum spanning tree, NaN, missing, for no edge at all). It is seed
 // 000's Eq. 5.4 as the thesis works it and argues it: "we consider
 // averaging rather than summation suitable" (Sect. 5.7.1), and for N2
 // beside {N3, N4} (Fig. 5.11) "we accordingly average over the 2
@@ -269,7 +279,7 @@ func BandwidthTree(w *Matrix, l Labels) ([]PairEdge, error) {
 // N2's tree; the second level {R1..R4}, {R5..R9} of Fig. 5.20 lost in a
 // graph whose best modularity was 0.01 to 0.02, where the means make it the
 // best partition; docs/swarm.md).
-func collapseMeans(w *Matrix, l Labels) *Matrix {
+func collapseMeans(w *Matrix, l Labels, none float64) *Matrix {
 	c := Canonical(l)
 	k := numClusters(c)
 	mean := groupMeans(w, c, k, nil)
@@ -278,6 +288,8 @@ func collapseMeans(w *Matrix, l Labels) *Matrix {
 		for b := a + 1; b < k; b++ {
 			if v := mean(a, b); !math.IsNaN(v) {
 				out.Set(a, b, v)
+			} else if none != 0 {
+				out.Set(a, b, none)
 			}
 		}
 	}

@@ -34,26 +34,10 @@ func BandwidthTreeNearTies(w *Matrix, l Labels, tol float64, distance func(a, b 
 	if distance == nil {
 		return nil, fmt.Errorf("cluster: bandwidth tree without a distance to break ties")
 	}
-	if err := checkSimilarity(w); err != nil {
+	if err := checkTreeLabels(w, l); err != nil {
 		return nil, err
 	}
-	if len(l) != w.N {
-		return nil, fmt.Errorf("cluster: %d labels for %d points", len(l), w.N)
-	}
-	c := Canonical(l)
-	for i, v := range c {
-		if v < 0 {
-			return nil, fmt.Errorf("cluster: bandwidth tree: point %d is unlabelled", i)
-		}
-	}
-	k := numClusters(c)
-	mean := groupMeans(w, c, k, nil)
-	g := NewMatrix(k)
-	for a := 0; a < k; a++ {
-		for b := a + 1; b < k; b++ {
-			g.Set(a, b, mean(a, b))
-		}
-	}
+	g := collapseMeans(w, l, math.NaN())
 	es, err := matrixEdges(g)
 	if err != nil {
 		return nil, err

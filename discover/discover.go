@@ -285,6 +285,9 @@ func Run(ctx context.Context, c comm.Comm, opt Options) (*Outcome, error) {
 				// bandwidth map's schedule, the levels).
 				tree.Tree, _ = infer.Refine(tree.Tree, tree.Measured)
 			}
+			if err := settleUnseen(ctx, sub, &tree, opt.RTT); err != nil {
+				return nil, fmt.Errorf("discover: rtt tree: %w", err)
+			}
 			phase("rtt-tree", tree.Pairs)
 		}
 		if opt.Level != Fast && inferred > 1 {

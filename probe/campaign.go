@@ -61,7 +61,9 @@ func ParseSync(s string) (Sync, error) {
 // caller's rank belongs to, collecting results on rank 0. Initiators send
 // their result to rank 0 as soon as a pair ends (non-blocking); rank 0
 // drains arrivals between its own steps and, at the end, until it has them
-// all, so checkpoints can be written while the campaign runs.
+// all, so checkpoints can be written while the campaign runs. In a phase
+// whose lanes are single pairs, the results come to rank 0 along a
+// binomial tree at the end of the phase instead (every rank takes part).
 func RunCampaign(ctx context.Context, c comm.Comm, plan Plan, test PairFunc, opts CampaignOptions) error {
 	pairs, err := checkedPairs(plan, c.Size())
 	if err != nil {
@@ -83,21 +85,37 @@ func RunCampaign(ctx context.Context, c comm.Comm, plan Plan, test PairFunc, opt
 		opts.OnProgress(col.finished, col.total)
 	}
 	var sends []comm.Request
+	var held []byte // results of this rank's pairs in a gathered phase
+	gathered := false
 	runPair := func(k int, p Pair) error {
 		res, err := test(ctx, c, p)
 		if err != nil {
 			return fmt.Errorf("campaign pair %d-%d: %w", p.A, p.B, err)
 		}
 		if p.A == me {
-			if me == 0 {
+			switch {
+			case me == 0:
 				return col.deliver(k, p, res)
+			case gathered:
+				held = appendResult(held, k, res)
+			default:
+				sends = append(sends, sendResult(c, k, res)...)
 			}
-			sends = append(sends, sendResult(c, k, res)...)
 		}
 		return nil
 	}
 	idx := 0
 	for pi, ph := range plan.Phases {
+		// In a phase of many one-pair lanes (a parallel representative
+		// plan) the pairs end together, and each initiator sending its
+		// result to rank 0 at once put hundreds of flows on rank 0's link
+		// while rank 0 measured over it: they crept at a share of its
+		// NIC, slowed its own pair, and coupled every pair they crossed
+		// into one component that the simulator re-solved at each event
+		// (255M flow updates in the PLogP phase of a 4,096-rank
+		// discovery, 4.4M without them). Those results go to rank 0 along
+		// a binomial tree once the phase is over instead.
+		gathered = len(ph.Lanes) > 1 && singlePairLanes(ph)
 		for li, lane := range ph.Lanes {
 			first := idx
 			n := 0
@@ -130,6 +148,12 @@ func RunCampaign(ctx context.Context, c comm.Comm, plan Plan, test PairFunc, opt
 					return err
 				}
 			}
+		}
+		if gathered {
+			if err := col.gather(ctx, held, pairs); err != nil {
+				return fmt.Errorf("campaign phase %d: %w", pi, err)
+			}
+			held = held[:0]
 		}
 	}
 	if me == 0 {
@@ -313,6 +337,54 @@ func sendResult(c comm.Comm, index int, res []byte) []comm.Request {
 	binary.LittleEndian.PutUint64(hdr[0:], uint64(index))
 	binary.LittleEndian.PutUint64(hdr[8:], uint64(len(res)))
 	return []comm.Request{c.Isend(0, tagResHdr, hdr), c.Isend(0, tagResBody, res)}
+}
+
+// singlePairLanes tells whether every lane of ph measures one pair.
+func singlePairLanes(ph Phase) bool {
+	for _, l := range ph.Lanes {
+		if len(l.Steps) != 1 || len(l.Steps[0]) != 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// appendResult appends a result record: the pair's index (8 bytes), the
+// result's length (4 bytes), the result.
+func appendResult(b []byte, index int, res []byte) []byte {
+	b = binary.LittleEndian.AppendUint64(b, uint64(index))
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(res)))
+	return append(b, res...)
+}
+
+// maxHeld bounds the results one rank holds in a gathered phase.
+const maxHeld = 1 << 24
+
+// gather brings every rank's held results (appendResult records) to rank
+// 0 along a binomial tree, where they are delivered. Every rank of the
+// campaign calls it at the end of each gathered phase.
+func (col *collector) gather(ctx context.Context, held []byte, pairs []Pair) error {
+	parts, err := comm.GatherBytesRoot(ctx, col.c, held, maxHeld)
+	if err != nil {
+		return fmt.Errorf("gathering results: %w", err)
+	}
+	for r, b := range parts {
+		for len(b) > 0 {
+			if len(b) < 12 {
+				return fmt.Errorf("campaign: truncated result record from rank %d", r)
+			}
+			index, n := binary.LittleEndian.Uint64(b), uint64(binary.LittleEndian.Uint32(b[8:]))
+			b = b[12:]
+			if index >= uint64(len(pairs)) || n > uint64(len(b)) || pairs[index].A != r {
+				return fmt.Errorf("campaign: bad result record from rank %d", r)
+			}
+			if err := col.deliver(int(index), pairs[index], b[:n]); err != nil {
+				return err
+			}
+			b = b[n:]
+		}
+	}
+	return nil
 }
 
 // collector receives results on rank 0.

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"netaware/comm"
@@ -261,5 +263,62 @@ func TestCampaignAnyEagerLimit(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// In a phase of one-pair lanes (a parallel representative plan) no
+// initiator sends its result to rank 0 directly: the results come along a
+// binomial tree once the phase is over, not from every initiator at once
+// while rank 0 measures (the old code: 14 of the 15 other initiators).
+// Every result still arrives.
+func TestParallelPhaseResultsComeByTree(t *testing.T) {
+	p, err := platform.Load("zhu-2racks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p = p.WithRanks(1, "block")
+	n := p.NumRanks()
+	var groups [][]int
+	for r := 0; r+1 < n; r += 2 {
+		groups = append(groups, []int{r, r + 1})
+	}
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	spec := dataset.ScheduleSpec{Mode: "representative", Ranks: all, Groups: groups, Levels: [][][]int{{all}}, Parallel: true}
+	var log strings.Builder
+	ds := &dataset.Dataset{World: dataset.World{Kind: "sim", Size: n}}
+	cp := &Campaign{Kind: "rtt", Schedule: spec, RTT: dataset.RTTParams{Rounds: 2}}
+	_, err = sim.Run(context.Background(), p, sim.Options{EventLog: &log}, func(ctx context.Context, c comm.Comm) error {
+		var d *dataset.Dataset
+		if c.Rank() == 0 {
+			d = ds
+		}
+		return cp.Run(ctx, c, d, RunHooks{})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds.RTT.Pairs) != ds.RTT.PairsTotal || ds.RTT.PairsTotal < n/2 {
+		t.Fatalf("%d of %d pairs arrived", len(ds.RTT.Pairs), ds.RTT.PairsTotal)
+	}
+	direct := map[int]bool{}
+	for _, line := range strings.Split(log.String(), "\n") {
+		var id, src, dst, tag int
+		var cid uint64
+		i := strings.Index(line, "send msg=")
+		if i < 0 {
+			continue
+		}
+		if _, err := fmt.Sscanf(line[i:], "send msg=%d %d->%d cid=%d tag=%d", &id, &src, &dst, &cid, &tag); err != nil || dst != 0 {
+			continue
+		}
+		if tag == tagResHdr {
+			direct[src] = true
+		}
+	}
+	if len(direct) != 0 {
+		t.Errorf("results sent to rank 0 directly by ranks %v", direct)
 	}
 }

@@ -151,7 +151,7 @@ const unseenRounds = 2
 
 // settleUnseen measures the pairs infer.Unseen names in rank 0's refined
 // tree (every rank of c calls it; c's ranks are the tree's) and refines
-// the tree again with them, up to unseenRounds times. On
+// the leaves of those pairs again, up to unseenRounds times. On
 // racks-16x2x8-1gbe (blind, 2% jitter) it takes a few pairs per seed
 // (docs/inference.md).
 func settleUnseen(ctx context.Context, c comm.Comm, tree *live.Result, rtt live.Params) error {
@@ -171,7 +171,11 @@ func settleUnseen(ctx context.Context, c comm.Comm, tree *live.Result, rtt live.
 		if len(ms) > 0 {
 			tree.Measured = append(tree.Measured, ms...)
 			tree.Pairs += len(ms)
-			tree.Tree, _ = infer.Refine(tree.Tree, tree.Measured)
+			var leaves []int
+			for _, m := range ms {
+				leaves = append(leaves, m.A, m.B)
+			}
+			tree.Tree, _ = infer.RefineLeaves(tree.Tree, tree.Measured, leaves)
 		}
 	}
 	return nil

@@ -106,3 +106,39 @@ func TestUnseenFindsNothingInExactInferences(t *testing.T) {
 		}
 	}
 }
+
+// RefineLeaves re-places the given leaves and those measured with them,
+// no others: with the pair 3-4 measured, naming 4 moves the stranded host
+// 3 (measured with 4), naming 5 (never measured with 3) leaves it where
+// it is.
+func TestRefineLeavesReplacesTheGivenAndTheirPartners(t *testing.T) {
+	tt := twoSockets()
+	stranded := handTree(
+		node{0, -1, 0},
+		node{-1, 0, 0.15e-6}, // X
+		node{1, 1, 0.15e-6},
+		node{2, 1, 0.15e-6},
+		node{3, 1, 0.45e-6},
+		node{-1, 1, 0.3e-6}, // Y
+		node{4, 5, 0.15e-6},
+		node{5, 5, 0.15e-6},
+		node{6, 5, 0.15e-6},
+	)
+	var ms []Measurement
+	for _, m := range exactPairs(tt, 7) {
+		if m.A != 3 || m.B < 5 {
+			ms = append(ms, m)
+		}
+	}
+	if got, _ := RefineLeaves(stranded, ms, []int{5}); !near(got.Distance(3, 4), stranded.Distance(3, 4)) {
+		t.Errorf("naming 5 moved host 3: 3-4 at %.3g us, was %.3g us", got.Distance(3, 4)*1e6, stranded.Distance(3, 4)*1e6)
+	}
+	got, _ := RefineLeaves(stranded, ms, []int{4})
+	for a := 0; a < 7; a++ {
+		for b := a + 1; b < 7; b++ {
+			if d, want := got.Distance(a, b), tt.dist(a, b); !near(d, want) {
+				t.Errorf("naming 4: distance %d-%d = %.3g us, want %.3g us", a, b, d*1e6, want*1e6)
+			}
+		}
+	}
+}

@@ -23,12 +23,7 @@ func (t *Tree) GroupAttachments(groupOf []int) []float64 {
 		}
 		return -1
 	}
-	children := make([][]int, n)
-	for i, x := range t.nodes {
-		if x.parent >= 0 {
-			children[x.parent] = append(children[x.parent], i)
-		}
-	}
+	adj := t.adjacency()
 	order := t.topDown()
 	// down[v] sums up v's subtree, up[v] the rest of the tree beyond
 	// v's parent edge.
@@ -37,13 +32,13 @@ func (t *Tree) GroupAttachments(groupOf []int) []float64 {
 	for i := n - 1; i >= 0; i-- {
 		v := order[i]
 		s := groups{}.with(group(v))
-		for _, c := range children[v] {
+		for _, c := range adj.childrenOf(v) {
 			s = s.join(down[c])
 		}
 		down[v] = s
 	}
 	for _, v := range order {
-		ch := children[v]
+		ch := adj.childrenOf(v)
 		// Prefix and suffix sums over the children, so that each child's
 		// up summary leaves its own subtree out.
 		pre := make([]groups, len(ch)+1)
@@ -69,20 +64,6 @@ func (t *Tree) GroupAttachments(groupOf []int) []float64 {
 		}
 		return up[x]
 	}
-	length := func(x, y int) float64 {
-		if t.nodes[y].parent == x {
-			return t.nodes[y].up
-		}
-		return t.nodes[x].up
-	}
-	neighbours := func(x int, f func(y int)) {
-		if p := t.nodes[x].parent; p >= 0 {
-			f(p)
-		}
-		for _, c := range children[x] {
-			f(c)
-		}
-	}
 	for r, g := range groupOf {
 		start, ok := t.byRank[r]
 		if !ok {
@@ -91,7 +72,7 @@ func (t *Tree) GroupAttachments(groupOf []int) []float64 {
 		prev, x, d := -1, start, 0.0
 		for steps := 0; steps < n; steps++ {
 			count, next := 0, -1
-			neighbours(x, func(y int) {
+			adj.each(x, func(y int) {
 				if y != prev && branch(x, y).other(g) {
 					count++
 					next = y
@@ -100,7 +81,7 @@ func (t *Tree) GroupAttachments(groupOf []int) []float64 {
 			if count == 0 || count >= 2 || (x != start && t.nodes[next].rank >= 0) {
 				break
 			}
-			d += length(x, next)
+			d += adj.length(x, next)
 			prev, x = x, next
 		}
 		out[r] = d

@@ -198,6 +198,40 @@ func (t *Tree) children() (start, kids []int32) {
 	return start, kids
 }
 
+// adjacency is a tree's nodes seen as a graph: each node's neighbours
+// (its parent, then its children in increasing order) and the length of
+// the edge to each.
+type adjacency struct {
+	t           *Tree
+	start, kids []int32
+}
+
+func (t *Tree) adjacency() adjacency {
+	start, kids := t.children()
+	return adjacency{t, start, kids}
+}
+
+// childrenOf lists x's children.
+func (a adjacency) childrenOf(x int) []int32 { return a.kids[a.start[x]:a.start[x+1]] }
+
+// each calls f for every neighbour of x.
+func (a adjacency) each(x int, f func(y int)) {
+	if p := a.t.nodes[x].parent; p >= 0 {
+		f(p)
+	}
+	for _, c := range a.childrenOf(x) {
+		f(int(c))
+	}
+}
+
+// length is the length of the edge between neighbours x and y.
+func (a adjacency) length(x, y int) float64 {
+	if a.t.nodes[x].parent == y {
+		return a.t.nodes[x].up
+	}
+	return a.t.nodes[y].up
+}
+
 // spans numbers the nodes in a depth-first order from the root: the
 // subtree of x is the nodes y with in[x] <= in[y] < out[x]. Nodes that do
 // not reach the root (none, in a checked tree) get empty spans.

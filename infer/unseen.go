@@ -38,7 +38,7 @@ func Unseen(t *Tree, ms []Measurement) [][2]int {
 			peers[m.B] = append(peers[m.B], a)
 		}
 	}
-	start, kids := t.children()
+	adj := t.adjacency()
 	in, out := t.spans()
 	within := func(v, n int) bool { return in[v] <= in[n] && in[n] < out[v] }
 	// inBranch tells whether node n lies in the branch at s that holds
@@ -49,20 +49,6 @@ func Unseen(t *Tree, ms []Measurement) [][2]int {
 		}
 		return within(nb, n)
 	}
-	edge := func(s, nb int) float64 {
-		if t.nodes[s].parent == nb {
-			return t.nodes[s].up
-		}
-		return t.nodes[nb].up
-	}
-	each := func(s int, f func(nb int)) {
-		if p := t.nodes[s].parent; p >= 0 {
-			f(p)
-		}
-		for _, c := range kids[start[s]:start[s+1]] {
-			f(int(c))
-		}
-	}
 	type hop struct {
 		v, from int
 		d       float64
@@ -70,16 +56,16 @@ func Unseen(t *Tree, ms []Measurement) [][2]int {
 	// nearest is the rank in the branch at s holding nb nearest to s.
 	nearest := func(s, nb int) int {
 		best, bestD := -1, math.Inf(1)
-		stack := []hop{{nb, s, edge(s, nb)}}
+		stack := []hop{{nb, s, adj.length(s, nb)}}
 		for len(stack) > 0 {
 			c := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
 			if r := t.nodes[c.v].rank; r >= 0 && (c.d < bestD || c.d == bestD && r < best) {
 				best, bestD = r, c.d
 			}
-			each(c.v, func(nb int) {
+			adj.each(c.v, func(nb int) {
 				if nb != c.from {
-					stack = append(stack, hop{nb, c.v, c.d + edge(c.v, nb)})
+					stack = append(stack, hop{nb, c.v, c.d + adj.length(c.v, nb)})
 				}
 			})
 		}
@@ -91,13 +77,13 @@ func Unseen(t *Tree, ms []Measurement) [][2]int {
 		hn := t.byRank[h]
 		var x int // the one node h hangs from (the root rank hangs from its child)
 		n := 0
-		each(hn, func(nb int) { x = nb; n++ })
+		adj.each(hn, func(nb int) { x = nb; n++ })
 		if n != 1 {
 			continue
 		}
-		leaf := edge(hn, x)
-		each(x, func(nb int) {
-			if nb == hn || edge(x, nb) >= leaf && t.nodes[nb].rank < 0 || slices.ContainsFunc(peers[h], func(p int) bool { return inBranch(x, nb, p) }) {
+		leaf := adj.length(hn, x)
+		adj.each(x, func(nb int) {
+			if nb == hn || adj.length(x, nb) >= leaf && t.nodes[nb].rank < 0 || slices.ContainsFunc(peers[h], func(p int) bool { return inBranch(x, nb, p) }) {
 				return
 			}
 			j := nearest(x, nb)

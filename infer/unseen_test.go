@@ -21,8 +21,8 @@ func (r *recorder) RTT(a, b int) (RTT, error) {
 	return v, err
 }
 
-// twoSockets is one host of two sockets: socket X (hosts 0-3) and socket
-// Y (hosts 4-6) 0.3 us beyond X's switch, every leaf 0.15 us.
+// twoSockets is one host of two sockets: socket X (hosts 0-2) and socket
+// Y (hosts 3-6) 0.3 us beyond X's switch, every leaf 0.15 us.
 func twoSockets() *trueTree {
 	tt := &trueTree{parent: []int{-1, 0}, up: []float64{0, 0.3e-6}}
 	for _, sw := range []int{0, 0, 0, 1, 1, 1, 1} {
@@ -33,15 +33,11 @@ func twoSockets() *trueTree {
 	return tt
 }
 
-// The racks-16x2x8-1gbe failure, by hand: host 3, the first of socket Y,
-// hangs from X's switch by 0.45 us (where add put it when Y's switch did
-// not exist), and its socket-mates 4-6 formed Y without measuring it.
-// Every distance host 3 was measured at fits both places, so Refine
-// keeps it; Unseen names the one pair that tells, and with it Refine
-// restores the truth.
-func TestUnseenNamesTheStrandedSocketsPair(t *testing.T) {
-	tt := twoSockets()
-	stranded := handTree(
+// strandedSocket is twoSockets as add left it under noise: host 3, the
+// first of socket Y, hangs from X's switch by 0.45 us (where add put it
+// when Y's switch did not exist).
+func strandedSocket() *Tree {
+	return handTree(
 		node{0, -1, 0},
 		node{-1, 0, 0.15e-6}, // X
 		node{1, 1, 0.15e-6},
@@ -52,6 +48,16 @@ func TestUnseenNamesTheStrandedSocketsPair(t *testing.T) {
 		node{5, 5, 0.15e-6},
 		node{6, 5, 0.15e-6},
 	)
+}
+
+// The racks-16x2x8-1gbe failure, by hand (strandedSocket): host 3's
+// socket-mates 4-6 formed Y without measuring it.
+// Every distance host 3 was measured at fits both places, so Refine
+// keeps it; Unseen names the one pair that tells, and with it Refine
+// restores the truth.
+func TestUnseenNamesTheStrandedSocketsPair(t *testing.T) {
+	tt := twoSockets()
+	stranded := strandedSocket()
 	var ms []Measurement
 	for _, m := range exactPairs(tt, 7) {
 		if m.A != 3 || m.B < 4 {
@@ -113,17 +119,7 @@ func TestUnseenFindsNothingInExactInferences(t *testing.T) {
 // it is.
 func TestRefineLeavesReplacesTheGivenAndTheirPartners(t *testing.T) {
 	tt := twoSockets()
-	stranded := handTree(
-		node{0, -1, 0},
-		node{-1, 0, 0.15e-6}, // X
-		node{1, 1, 0.15e-6},
-		node{2, 1, 0.15e-6},
-		node{3, 1, 0.45e-6},
-		node{-1, 1, 0.3e-6}, // Y
-		node{4, 5, 0.15e-6},
-		node{5, 5, 0.15e-6},
-		node{6, 5, 0.15e-6},
-	)
+	stranded := strandedSocket()
 	var ms []Measurement
 	for _, m := range exactPairs(tt, 7) {
 		if m.A != 3 || m.B < 5 {

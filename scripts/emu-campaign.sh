@@ -5,8 +5,9 @@
 # For each cluster: `netaware emu up`, iperf3 once across every trunk (from
 # a host of one switch to a host of the other, 5 s), then RUNS discoveries
 # at the standard level, named and --blind alternating, each scored:
-#   - switch level: best NMI of any found level (`netaware topo compare
-#     --json`), >= 0.99 counts;
+#   - switch level (or the truth's bandwidth-cluster level where the
+#     platform names no switch level): best NMI of any found level
+#     (`netaware topo compare --json`), >= 0.99 counts;
 #   - trunks: the tree edge of topology.json that cuts the ranks as the
 #     trunk does must carry a bandwidth within 15% of the trunk's iperf3;
 #   - pairs measured of all (topology.json), wall time, exit code, load.
@@ -198,7 +199,11 @@ c, mode, r, rc, wall, load, d, truth, status, iperf, nw = sys.argv[1:]
 nmi, pairs, total, tok, detail = 0.0, -1, -1, "no", "-"
 if rc == "0":
     cmp = json.loads(subprocess.run([nw, "topo", "compare", d + "/topology.json", "--truth", truth, "--json"], capture_output=True, text=True, check=True).stdout)
-    nmi = max((l["nmi"] for l in cmp["levels"] if l["truth"] == "switch"), default=0.0)
+    # The switch level; a platform whose truth names the bandwidth groups
+    # instead (zero-latency-split: its switches are those groups) is
+    # scored on them.
+    scored = [l for l in cmp["levels"] if l["truth"] == "switch"] or [l for l in cmp["levels"] if l["truth"] == "bandwidth-cluster"]
+    nmi = max((l["nmi"] for l in scored), default=0.0)
     topo = json.load(open(d + "/topology.json"))
     pairs, total = topo["measurements"]["pairs_measured"], topo["measurements"]["pairs_total"]
     st = json.load(open(status))

@@ -19,6 +19,17 @@ func (e *Endpoint) err() error {
 	return e.abortErr
 }
 
+// finishedErr is the error of a call to or from a rank that is gone: the
+// abort's cause when one came (a rank that fails sends its abort before
+// its goodbye, on the same connection, but a call may have checked for an
+// abort just before both arrived), otherwise that the rank finished.
+func (e *Endpoint) finishedErr(rank int) error {
+	if err := e.err(); err != nil {
+		return err
+	}
+	return &comm.RankError{Rank: rank, Err: errFinished}
+}
+
 // abort fails every pending and future call with err; with notify, the
 // other ranks are told which rank failed and why.
 func (e *Endpoint) abort(err error, notify bool) {

@@ -64,7 +64,7 @@ func (e *Endpoint) startRecv(r *request, cid uint64, src, tag int, b []byte) err
 			// been matched against the queue: nothing can come.
 			e.unpost(r)
 			e.mu.Unlock()
-			return &comm.RankError{Rank: src, Err: errFinished}
+			return e.finishedErr(src)
 		}
 		if src >= 0 && src != e.rank {
 			r.peer = e.peers[src]

@@ -28,7 +28,7 @@ func (e *Endpoint) Isend(cid uint64, dst, tag int, b []byte, sync bool) comm.Req
 	}
 	p := e.peers[dst]
 	if p.gone.Load() {
-		return comm.Failed(&comm.RankError{Rank: dst, Err: errFinished})
+		return comm.Failed(e.finishedErr(dst))
 	}
 	h := header{kind: kindData, cid: cid, tag: int64(tag), length: int64(len(b))}
 	var req *request

@@ -301,7 +301,11 @@ func writeDiscovery(dir string, o *discover.Outcome, wf *worldFlags, info worldI
 		}
 	}
 	in := report.Input{Title: describeWorld(info), Date: start.UTC().Format("2006-01-02 15:04 UTC"), Topology: o.Topology, Dataset: o.Dataset, Model: m, Seed: report.DefaultSeed}
-	if len(o.Clustered) == o.Topology.Size && o.Dendrogram != nil {
+	// Above report.MaxMatrixRanks no dense matrix is built: the report
+	// says so in its notes instead of the heatmap and dendrogram, and the
+	// other files are written all the same (a 16,384-rank discovery
+	// failed here after 14 minutes).
+	if len(o.Clustered) == o.Topology.Size && o.Dendrogram != nil && o.Topology.Size <= report.MaxMatrixRanks {
 		// Every rank was clustered (blind, or one rank per host): show the
 		// dendrogram and cuts the levels came from, over the matrix they
 		// clustered, rebuilt from the files as 'netaware report DIR'

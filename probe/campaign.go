@@ -330,13 +330,30 @@ func checkedPairs(plan Plan, size int) ([]Pair, error) {
 	return pairs, nil
 }
 
-// sendResult starts sending one result to rank 0: a 16-byte header (pair
-// index, length) and the body.
+// resultHeader is the size of a result's header: the pair's index and the
+// result's length, 8 bytes each.
+const resultHeader = 16
+
+// appendResultHeader appends the header of result res of pair index.
+func appendResultHeader(b []byte, index int, res []byte) []byte {
+	b = binary.LittleEndian.AppendUint64(b, uint64(index))
+	return binary.LittleEndian.AppendUint64(b, uint64(len(res)))
+}
+
+// parseResultHeader reads a result header that rank src sent, and checks
+// that it names a pair src initiated and a plausible length.
+func parseResultHeader(hdr []byte, src int, pairs []Pair) (index int, n uint64, ok bool) {
+	i, n := binary.LittleEndian.Uint64(hdr), binary.LittleEndian.Uint64(hdr[8:])
+	if i >= uint64(len(pairs)) || n > 1<<30 || pairs[i].A != src {
+		return 0, 0, false
+	}
+	return int(i), n, true
+}
+
+// sendResult starts sending one result to rank 0: its header, then the
+// body.
 func sendResult(c comm.Comm, index int, res []byte) []comm.Request {
-	hdr := make([]byte, 16)
-	binary.LittleEndian.PutUint64(hdr[0:], uint64(index))
-	binary.LittleEndian.PutUint64(hdr[8:], uint64(len(res)))
-	return []comm.Request{c.Isend(0, tagResHdr, hdr), c.Isend(0, tagResBody, res)}
+	return []comm.Request{c.Isend(0, tagResHdr, appendResultHeader(nil, index, res)), c.Isend(0, tagResBody, res)}
 }
 
 // singlePairLanes tells whether every lane of ph measures one pair.
@@ -349,12 +366,9 @@ func singlePairLanes(ph Phase) bool {
 	return true
 }
 
-// appendResult appends a result record: the pair's index (8 bytes), the
-// result's length (4 bytes), the result.
+// appendResult appends a result record: its header, then the result.
 func appendResult(b []byte, index int, res []byte) []byte {
-	b = binary.LittleEndian.AppendUint64(b, uint64(index))
-	b = binary.LittleEndian.AppendUint32(b, uint32(len(res)))
-	return append(b, res...)
+	return append(appendResultHeader(b, index, res), res...)
 }
 
 // maxHeld bounds the results one rank holds in a gathered phase.
@@ -370,15 +384,15 @@ func (col *collector) gather(ctx context.Context, held []byte, pairs []Pair) err
 	}
 	for r, b := range parts {
 		for len(b) > 0 {
-			if len(b) < 12 {
+			if len(b) < resultHeader {
 				return fmt.Errorf("campaign: truncated result record from rank %d", r)
 			}
-			index, n := binary.LittleEndian.Uint64(b), uint64(binary.LittleEndian.Uint32(b[8:]))
-			b = b[12:]
-			if index >= uint64(len(pairs)) || n > uint64(len(b)) || pairs[index].A != r {
+			index, n, ok := parseResultHeader(b, r, pairs)
+			b = b[resultHeader:]
+			if !ok || n > uint64(len(b)) {
 				return fmt.Errorf("campaign: bad result record from rank %d", r)
 			}
-			if err := col.deliver(int(index), pairs[index], b[:n]); err != nil {
+			if err := col.deliver(index, pairs[index], b[:n]); err != nil {
 				return err
 			}
 			b = b[n:]
@@ -417,7 +431,7 @@ func (col *collector) deliver(index int, p Pair, res []byte) error {
 func (col *collector) drain(ctx context.Context, pairs []Pair, all bool) error {
 	for col.expected > 0 {
 		if col.pending == nil {
-			col.hdr = make([]byte, 16)
+			col.hdr = make([]byte, resultHeader)
 			col.pending = col.c.Irecv(comm.AnySource, tagResHdr, col.hdr)
 		}
 		var st comm.Status
@@ -435,9 +449,8 @@ func (col *collector) drain(ctx context.Context, pairs []Pair, all bool) error {
 		if err != nil {
 			return fmt.Errorf("campaign: receiving a result: %w", err)
 		}
-		index := int(binary.LittleEndian.Uint64(col.hdr[0:]))
-		n := binary.LittleEndian.Uint64(col.hdr[8:])
-		if index < 0 || index >= len(pairs) || n > 1<<30 || pairs[index].A != st.Source {
+		index, n, ok := parseResultHeader(col.hdr, st.Source, pairs)
+		if !ok {
 			return fmt.Errorf("campaign: bad result header from rank %d", st.Source)
 		}
 		body := make([]byte, n)

@@ -32,6 +32,18 @@ func runCampaignLocal(t *testing.T, n int, cp *Campaign, ds *dataset.Dataset, ho
 	})
 }
 
+// runCampaignSim runs a campaign on the simulated platform p; rank 0
+// fills ds.
+func runCampaignSim(p *platform.Platform, opts sim.Options, cp *Campaign, ds *dataset.Dataset) (sim.Result, error) {
+	return sim.Run(context.Background(), p, opts, func(ctx context.Context, c comm.Comm) error {
+		var d *dataset.Dataset
+		if c.Rank() == 0 {
+			d = ds
+		}
+		return cp.Run(ctx, c, d, RunHooks{})
+	})
+}
+
 func TestCampaignSerialAndHierarchicalLocal(t *testing.T) {
 	ranks := []int{0, 1, 2, 3, 4, 5}
 	levels := []topo.Level{{Name: "host", Groups: [][]int{{0, 1, 2}, {3, 4, 5}}}}
@@ -148,13 +160,7 @@ func TestLGateParallelMatchesSerial(t *testing.T) {
 	run := func(spec dataset.ScheduleSpec) (*dataset.Dataset, float64) {
 		ds := &dataset.Dataset{World: dataset.World{Kind: "sim", Size: n}}
 		cp := &Campaign{Kind: "plogp", Schedule: spec, PLogP: params}
-		res, err := sim.Run(context.Background(), p, sim.Options{NoNoise: true}, func(ctx context.Context, c comm.Comm) error {
-			var d *dataset.Dataset
-			if c.Rank() == 0 {
-				d = ds
-			}
-			return cp.Run(ctx, c, d, RunHooks{})
-		})
+		res, err := runCampaignSim(p, sim.Options{NoNoise: true}, cp, ds)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -248,13 +254,7 @@ func TestCampaignAnyEagerLimit(t *testing.T) {
 			for _, sync := range []Sync{SyncBarrier, SyncToken} {
 				ds := &dataset.Dataset{World: dataset.World{Kind: "sim", Size: p.NumRanks()}}
 				cp := &Campaign{Kind: "plogp", Schedule: spec, Sync: sync, PLogP: dataset.PLogPParams{MaxBytes: 1024, Reps: 1, SatMax: 20}}
-				_, err := sim.Run(context.Background(), p, sim.Options{EagerLimit: eager}, func(ctx context.Context, c comm.Comm) error {
-					var d *dataset.Dataset
-					if c.Rank() == 0 {
-						d = ds
-					}
-					return cp.Run(ctx, c, d, RunHooks{})
-				})
+				_, err := runCampaignSim(p, sim.Options{EagerLimit: eager}, cp, ds)
 				if err != nil {
 					t.Fatalf("eager %d, %s/%s: %v", eager, spec.Mode, sync, err)
 				}
@@ -290,13 +290,7 @@ func TestParallelPhaseResultsComeByTree(t *testing.T) {
 	var log strings.Builder
 	ds := &dataset.Dataset{World: dataset.World{Kind: "sim", Size: n}}
 	cp := &Campaign{Kind: "rtt", Schedule: spec, RTT: dataset.RTTParams{Rounds: 2}}
-	_, err = sim.Run(context.Background(), p, sim.Options{EventLog: &log}, func(ctx context.Context, c comm.Comm) error {
-		var d *dataset.Dataset
-		if c.Rank() == 0 {
-			d = ds
-		}
-		return cp.Run(ctx, c, d, RunHooks{})
-	})
+	_, err = runCampaignSim(p, sim.Options{EventLog: &log}, cp, ds)
 	if err != nil {
 		t.Fatal(err)
 	}

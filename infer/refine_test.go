@@ -48,19 +48,37 @@ func inferExact(t *testing.T, tt *trueTree) Result {
 	return res
 }
 
+// exactPair measures pair a-b of the truth exactly.
+func exactPair(tt *trueTree, a, b int) Measurement {
+	d := 2 * tt.dist(a, b)
+	return Measurement{A: a, B: b, RTT: RTT{Min: d, Max: d}}
+}
+
 // exactPairs measures every pair of the truth exactly.
 func exactPairs(tt *trueTree, n int) []Measurement {
 	var ms []Measurement
 	for a := 0; a < n; a++ {
 		for b := a + 1; b < n; b++ {
-			d := 2 * tt.dist(a, b)
-			ms = append(ms, Measurement{A: a, B: b, RTT: RTT{Min: d, Max: d}})
+			ms = append(ms, exactPair(tt, a, b))
 		}
 	}
 	return ms
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
+
+// checkTruthDistances reports every pair of the first n hosts whose
+// distance in got is not the truth's (what is prefixes the message).
+func checkTruthDistances(t *testing.T, what string, got *Tree, tt *trueTree, n int) {
+	t.Helper()
+	for a := 0; a < n; a++ {
+		for b := a + 1; b < n; b++ {
+			if d, want := got.Distance(a, b), tt.dist(a, b); !near(d, want) {
+				t.Errorf("%s distance %d-%d = %.3g us, want %.3g us", what, a, b, d*1e6, want*1e6)
+			}
+		}
+	}
+}
 
 // The first host of switch Y was hung from X (right when it was added:
 // the tree held only X's hosts), and Y was later created on another
@@ -88,13 +106,7 @@ func TestRefineMovesStrandedFirstHost(t *testing.T) {
 	if moved < 1 {
 		t.Errorf("moved %d leaves, want host 3 moved", moved)
 	}
-	for a := 0; a < 6; a++ {
-		for b := a + 1; b < 6; b++ {
-			if d, want := got.Distance(a, b), tt.dist(a, b); !near(d, want) {
-				t.Errorf("refined distance %d-%d = %.3gus, want %.3gus", a, b, d*1e6, want*1e6)
-			}
-		}
-	}
+	checkTruthDistances(t, "refined", got, tt, 6)
 	if got.Switches() != 2 {
 		t.Errorf("%d switches, want 2", got.Switches())
 	}
@@ -142,13 +154,7 @@ func TestContractUnsupportedMergesNoiseSplits(t *testing.T) {
 	if got.Switches() != 2 {
 		t.Fatalf("%d switches after contraction, want 2 (X and Y)", got.Switches())
 	}
-	for a := 0; a < 6; a++ {
-		for b := a + 1; b < 6; b++ {
-			if d, want := got.Distance(a, b), tt.dist(a, b); !near(d, want) {
-				t.Errorf("distance %d-%d = %.3gus, want %.3gus", a, b, d*1e6, want*1e6)
-			}
-		}
-	}
+	checkTruthDistances(t, "contracted", got, tt, 6)
 }
 
 // Siblings groups hosts by the switch they hang from, the root host with

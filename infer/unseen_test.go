@@ -72,25 +72,15 @@ func TestUnseenNamesTheStrandedSocketsPair(t *testing.T) {
 	if got, want := fmt.Sprint(pairs), "[[3 4]]"; got != want {
 		t.Fatalf("unseen pairs %s, want %s", got, want)
 	}
-	with := func(ms []Measurement, a, b int) []Measurement {
-		d := 2 * tt.dist(a, b)
-		return append(ms, Measurement{A: a, B: b, RTT: RTT{Min: d, Max: d}})
-	}
-	ms = with(ms, 3, 4)
+	ms = append(ms, exactPair(tt, 3, 4))
 	got, _ := Refine(kept, ms)
-	for a := 0; a < 7; a++ {
-		for b := a + 1; b < 7; b++ {
-			if d, want := got.Distance(a, b), tt.dist(a, b); !near(d, want) {
-				t.Errorf("distance %d-%d = %.3g us, want %.3g us", a, b, d*1e6, want*1e6)
-			}
-		}
-	}
+	checkTruthDistances(t, "refined", got, tt, 7)
 	// At Y, host 3 has still measured neither 5 nor 6: each could share
 	// a switch with it below Y, as far as the measurements go.
 	if got, want := fmt.Sprint(Unseen(got, ms)), "[[3 5] [3 6]]"; got != want {
 		t.Errorf("after the move, unseen pairs %s, want %s", got, want)
 	}
-	if again := Unseen(got, with(with(ms, 3, 5), 3, 6)); len(again) != 0 {
+	if again := Unseen(got, append(ms, exactPair(tt, 3, 5), exactPair(tt, 3, 6))); len(again) != 0 {
 		t.Errorf("with every pair of Y measured, unseen pairs %v, want none", again)
 	}
 }
@@ -130,11 +120,5 @@ func TestRefineLeavesReplacesTheGivenAndTheirPartners(t *testing.T) {
 		t.Errorf("naming 5 moved host 3: 3-4 at %.3g us, was %.3g us", got.Distance(3, 4)*1e6, stranded.Distance(3, 4)*1e6)
 	}
 	got, _ := RefineLeaves(stranded, ms, []int{4})
-	for a := 0; a < 7; a++ {
-		for b := a + 1; b < 7; b++ {
-			if d, want := got.Distance(a, b), tt.dist(a, b); !near(d, want) {
-				t.Errorf("naming 4: distance %d-%d = %.3g us, want %.3g us", a, b, d*1e6, want*1e6)
-			}
-		}
-	}
+	checkTruthDistances(t, "naming 4:", got, tt, 7)
 }

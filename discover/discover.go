@@ -653,11 +653,7 @@ func hostGroups(ids []comm.Identity, blind bool) [][]int {
 // levels that identities give (unless blind).
 func (out *Outcome) levelsFromTree(n int, ids []comm.Identity, hosts [][]int, reps []int, tree live.Result, bmap *infer.BandwidthMap, opt Options) ([]topo.Level, error) {
 	m := cluster.NewMatrix(len(reps))
-	for i := range reps {
-		for j := i + 1; j < len(reps); j++ {
-			m.Set(i, j, tree.Tree.Distance(i, j))
-		}
-	}
+	tree.Tree.EachDistance(len(reps), m.Set)
 	// A pair the inference measured is known better than its tree path:
 	// the tree fits every pair at once, and a host placed from far-away
 	// measurements carries their error into all its paths.
@@ -687,9 +683,13 @@ func (out *Outcome) levelsFromTree(n int, ids []comm.Identity, hosts [][]int, re
 	between := m
 	if infer.Additive(tree.Measured) {
 		between = cluster.NewMatrix(len(reps))
+		leaf := make([]float64, len(reps))
+		for i := range leaf {
+			leaf[i] = tree.Tree.LeafLength(i)
+		}
 		for i := range reps {
 			for j := i + 1; j < len(reps); j++ {
-				between.Set(i, j, math.Max(0, m.At(i, j)-tree.Tree.LeafLength(i)-tree.Tree.LeafLength(j)))
+				between.Set(i, j, math.Max(0, m.At(i, j)-leaf[i]-leaf[j]))
 			}
 		}
 	}

@@ -65,7 +65,7 @@ func (t *Tree) GroupAttachments(groupOf []int) []float64 {
 		return up[x]
 	}
 	for r, g := range groupOf {
-		start, ok := t.byRank[r]
+		start, ok := t.byRank.get(r)
 		if !ok {
 			continue
 		}

@@ -245,7 +245,7 @@ func (m *BandwidthMap) elect(c int, children [][]int) (int, float64) {
 // Bandwidth answers a query: the smallest bandwidth on the path between
 // ranks a and b (+Inf if no edge on it was measured).
 func (m *BandwidthMap) Bandwidth(a, b int) float64 {
-	path, _ := m.Tree.path(m.Tree.byRank[a], m.Tree.byRank[b])
+	path, _ := m.Tree.path(m.Tree.byRank.at(a), m.Tree.byRank.at(b))
 	bw := math.Inf(1)
 	for i := 0; i+1 < len(path); i++ {
 		u, v := path[i], path[i+1]
@@ -322,7 +322,7 @@ func (m *BandwidthMap) SlowGroups(minRatio float64) ([][]int, float64) {
 	}
 	parts := map[int][]int{}
 	for _, r := range m.Tree.Ranks() {
-		root := find(m.Tree.byRank[r])
+		root := find(m.Tree.byRank.at(r))
 		parts[root] = append(parts[root], r)
 	}
 	var out [][]int

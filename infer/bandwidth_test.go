@@ -81,14 +81,14 @@ func TestShiraiBandwidthMapStages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Tree.nodes[m.Root].rank >= 0 || m.Depth[res.Tree.byRank[5]] != 1 || m.Depth[res.Tree.byRank[0]] != 2 {
+	if m.Tree.nodes[m.Root].rank >= 0 || m.Depth[res.Tree.byRank.at(5)] != 1 || m.Depth[res.Tree.byRank.at(0)] != 2 {
 		t.Fatalf("root %d is not switch C", m.Root)
 	}
 	if want := "[[{0 1} {3 4}] [{1 2}] [{2 0}] [{0 3}] [{3 5}] [{5 0}]]"; fmt.Sprint(m.Rounds) != want || m.Measurements != 7 {
 		t.Fatalf("rounds %v (%d measurements), want %s (7)", m.Rounds, m.Measurements, want)
 	}
 	for _, r := range []int{0, 1, 2, 3, 4} {
-		leaf := m.Tree.byRank[r]
+		leaf := m.Tree.byRank.at(r)
 		if m.Edge[leaf] != 100 {
 			t.Errorf("host %d link %g, want 100", r, m.Edge[leaf])
 		}
@@ -97,7 +97,7 @@ func TestShiraiBandwidthMapStages(t *testing.T) {
 			t.Errorf("uplink of host %d's switch: %g (at least: %v), want a 10 B/s bottleneck", r, m.Edge[sw], m.AtLeast[sw])
 		}
 	}
-	if e := m.Edge[m.Tree.byRank[5]]; e != 10 {
+	if e := m.Edge[m.Tree.byRank.at(5)]; e != 10 {
 		t.Errorf("host 5 link labelled %g, want 10 (the pair's bottleneck)", e)
 	}
 	for a := 0; a < 6; a++ {
@@ -149,7 +149,7 @@ func TestBandwidthMapRingSeparatesHostLinkFromTrunk(t *testing.T) {
 		t.Fatal(err)
 	}
 	for r, want := range []float64{100, 100, 100, 100} {
-		if got := m.Edge[m.Tree.byRank[r]]; got != want {
+		if got := m.Edge[m.Tree.byRank.at(r)]; got != want {
 			t.Errorf("host %d link labelled %g, want %g", r, got, want)
 		}
 	}
@@ -236,7 +236,7 @@ func TestEccentricitiesMatchSearch(t *testing.T) {
 		for i := 1; i < n; i++ {
 			perm[i]++
 		}
-		tr := &Tree{byRank: map[int]int{}}
+		tr := &Tree{byRank: rankIndex{}}
 		tr.nodes = make([]node, n)
 		tr.nodes[0] = node{rank: 0, parent: -1}
 		for i := 1; i < n; i++ {

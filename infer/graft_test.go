@@ -9,7 +9,7 @@ import (
 func star4() *Tree {
 	t := NewTree(0)
 	t.attach(0, 1, 10e-6)
-	s := t.splitEdge(0, t.byRank[1], 5e-6)
+	s := t.splitEdge(0, t.byRank.at(1), 5e-6)
 	t.attach(s, 2, 5e-6)
 	t.attach(s, 3, 5e-6)
 	return t

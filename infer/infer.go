@@ -71,9 +71,5 @@ func InferTuned(hosts []int, p Prober, seed uint64, tune func(*Adder)) (Result, 
 
 // Clone returns a deep copy of t.
 func (t *Tree) Clone() *Tree {
-	c := &Tree{nodes: append([]node(nil), t.nodes...), byRank: make(map[int]int, len(t.byRank)), depths: append([]int32(nil), t.depths...)}
-	for k, v := range t.byRank {
-		c.byRank[k] = v
-	}
-	return c
+	return &Tree{nodes: append([]node(nil), t.nodes...), byRank: t.byRank.clone(), depths: append([]int32(nil), t.depths...)}
 }

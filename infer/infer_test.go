@@ -194,7 +194,7 @@ func TestShiraiEq1BranchPoint(t *testing.T) {
 		}
 	}
 	for rank, want := range map[int]float64{0: 3e-6, 1: 5e-6, 2: 2e-6} {
-		if got := tr.nodeDistance(tr.byRank[rank], x); math.Abs(got-want) > 1e-15 {
+		if got := tr.nodeDistance(tr.byRank.at(rank), x); math.Abs(got-want) > 1e-15 {
 			t.Errorf("host %d to the branching point: %g, want %g", rank, got, want)
 		}
 	}
@@ -250,4 +250,33 @@ func FuzzUnmarshalTree(f *testing.F) {
 			}
 		}
 	})
+}
+
+// EachDistance gives Distance's values bit for bit (levels are cut from
+// them, and a cut at a tie must not move), on inferred trees of random
+// latencies and random insertion orders, so that rank 0 is not always
+// the root.
+func TestEachDistanceIsDistance(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 11))
+	for trial := 0; trial < 30; trial++ {
+		tt := randomTrueTreeQ(rng, 2+rng.IntN(8), 3+rng.IntN(40), 3+rng.IntN(10), false)
+		n := len(tt.host)
+		res, err := Infer(rng.Perm(n), &exactProber{tt: tt}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls := 0
+		res.Tree.EachDistance(n, func(i, j int, d float64) {
+			calls++
+			if i >= j {
+				t.Fatalf("trial %d: pair %d-%d out of order", trial, i, j)
+			}
+			if want := res.Tree.Distance(i, j); d != want {
+				t.Fatalf("trial %d: %d-%d = %v, Distance %v", trial, i, j, d, want)
+			}
+		})
+		if calls != n*(n-1)/2 {
+			t.Fatalf("trial %d: %d pairs, want %d", trial, calls, n*(n-1)/2)
+		}
+	}
 }

@@ -106,7 +106,7 @@ func linkKeys(p *platform.Platform, a, b int) map[string]bool {
 
 // treeEdges lists the edges of the inferred path a-b.
 func treeEdges(tr *Tree, a, b int) map[[2]int]bool {
-	path, _ := tr.path(tr.byRank[a], tr.byRank[b])
+	path, _ := tr.path(tr.byRank.at(a), tr.byRank.at(b))
 	out := map[[2]int]bool{}
 	for i := 0; i+1 < len(path); i++ {
 		out[[2]int{min(path[i], path[i+1]), max(path[i], path[i+1])}] = true

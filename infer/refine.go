@@ -81,7 +81,7 @@ func refine(t *Tree, ms []Measurement, only map[int]bool) (*Tree, int) {
 	relative := !Additive(ms)
 	for _, h := range t.Ranks() {
 		p := peers[h]
-		if only != nil && !only[h] || len(p) < 3 || len(g.adj[g.byRank[h]]) != 1 {
+		if only != nil && !only[h] || len(p) < 3 || len(g.adj[g.byRank.at(h)]) != 1 {
 			continue
 		}
 		if g.replace(h, p, relative) {
@@ -129,8 +129,8 @@ func (t *Tree) contractUnsupported(ms []Measurement) *Tree {
 	}
 	var pairs []pm
 	for _, m := range ms {
-		a, okA := t.byRank[m.A]
-		b, okB := t.byRank[m.B]
+		a, okA := t.byRank.get(m.A)
+		b, okB := t.byRank.get(m.B)
 		if !okA || !okB || a == b || !(m.RTT.Min > 0) {
 			continue
 		}
@@ -192,7 +192,7 @@ func (t *Tree) contractUnsupported(ms []Measurement) *Tree {
 type adjTree struct {
 	rank   []int // -1 for a switch; -2 for a node removed by contraction
 	adj    [][]halfEdge
-	byRank map[int]int
+	byRank rankIndex
 	// seen and at are scratch for replace's walks, one slot per node,
 	// left at -1 between calls.
 	seen, at []int
@@ -205,11 +205,11 @@ type halfEdge struct {
 }
 
 func newAdjTree(t *Tree) *adjTree {
-	g := &adjTree{byRank: make(map[int]int, len(t.byRank)), rank: make([]int, len(t.nodes)), adj: make([][]halfEdge, len(t.nodes))}
+	g := &adjTree{byRank: rankIndex{}, rank: make([]int, len(t.nodes)), adj: make([][]halfEdge, len(t.nodes))}
 	for i, n := range t.nodes {
 		g.rank[i] = n.rank
 		if n.rank >= 0 {
-			g.byRank[n.rank] = i
+			g.byRank.set(n.rank, i)
 		}
 	}
 	for i, n := range t.nodes {
@@ -291,7 +291,7 @@ func (g *adjTree) distsWithin(s int, nodes, at []int) []float64 {
 // best (in relative deviation when relative, see below); it reports whether
 // h moved.
 func (g *adjTree) replace(h int, p map[int]RTT, relative bool) bool {
-	hn := g.byRank[h]
+	hn := g.byRank.at(h)
 	s, oldLen := g.adj[hn][0].to, g.adj[hn][0].l
 	ids := make([]int, 0, len(p))
 	for j := range p {
@@ -343,10 +343,11 @@ func (g *adjTree) replace(h int, p map[int]RTT, relative bool) bool {
 	}()
 	d := make([][]float64, len(ids))
 	for k, j := range ids {
-		d[k] = g.distsWithin(g.byRank[j], on, at)
+		d[k] = g.distsWithin(g.byRank.at(j), on, at)
 	}
 	// cost of hanging h at offset t from u on edge (u, v) of length L.
 	res := make([]float64, len(ids))
+	med := newMedianSorter(w, len(ids))
 	cost := func(u, v int, L, t float64) (float64, float64) {
 		iu, iv := at[u], at[v]
 		for k := range ids {
@@ -358,7 +359,7 @@ func (g *adjTree) replace(h int, p map[int]RTT, relative bool) bool {
 			}
 			res[k] = m[k] - D
 		}
-		l := math.Max(0, weightedMedian(res, w))
+		l := math.Max(0, med.median(res))
 		c := 0.0
 		for k, r := range res {
 			c += weight(w, k) * math.Abs(r-l)
@@ -449,31 +450,54 @@ func weight(w []float64, k int) float64 {
 	return w[k]
 }
 
-// weightedMedian is a value v of x that minimises the sum of w_k |x_k - v|:
-// the first in increasing order past half the weight; with equal weights
-// (w nil) the upper median, x[n/2] sorted.
-func weightedMedian(x, w []float64) float64 {
-	if w == nil {
-		sorted := slices.Clone(x)
-		sort.Float64s(sorted)
-		return sorted[len(sorted)/2]
+// medianSorter finds weighted medians of values that move a little between
+// calls: replace asks for one at every place it tries, and along an edge
+// each peer's residual shifts by the same step, so the order of the last
+// call is nearly the order of the next (an insertion sort then costs a
+// pass). Far jumps (another edge) fall back to a full sort.
+type medianSorter struct {
+	v     []xw
+	total float64
+}
+
+type xw struct {
+	x, w float64
+	k    int // index of the value in the caller's slice
+}
+
+func newMedianSorter(w []float64, n int) *medianSorter {
+	s := &medianSorter{v: make([]xw, n)}
+	for k := range s.v {
+		s.v[k] = xw{w: weight(w, k), k: k}
+		s.total += s.v[k].w
 	}
-	type xw struct{ x, w float64 }
-	v := make([]xw, len(x))
-	total := 0.0
-	for k := range v {
-		v[k] = xw{x[k], w[k]}
-		total += w[k]
+	return s
+}
+
+// median is a value v of x that minimises the sum of w_k |x_k - v|: the
+// first in increasing order past half the weight; with equal weights the
+// upper median, x[n/2] sorted. Equal values may come in any order: the
+// value returned is the same.
+func (s *medianSorter) median(x []float64) float64 {
+	v := s.v
+	for i := range v {
+		v[i].x = x[v[i].k]
 	}
-	// slices.SortFunc, not sort.Slice: Refine takes a weighted median for
-	// every place it tries, and sort.Slice's reflective swaps were most of
-	// Refine's time at 4,096 ranks. Equal values may come in any order:
-	// the value returned is the same.
-	slices.SortFunc(v, func(a, b xw) int { return cmp.Compare(a.x, b.x) })
+	shifts := 0
+	for i := 1; i < len(v); i++ {
+		for j := i; j > 0 && v[j].x < v[j-1].x; j-- {
+			v[j], v[j-1] = v[j-1], v[j]
+			shifts++
+		}
+		if shifts > 4*len(v) {
+			slices.SortFunc(v, func(a, b xw) int { return cmp.Compare(a.x, b.x) })
+			break
+		}
+	}
 	acc := 0.0
 	for _, e := range v {
 		acc += e.w
-		if 2*acc > total {
+		if 2*acc > s.total {
 			return e.x
 		}
 	}
@@ -488,7 +512,7 @@ func (g *adjTree) steiner(root int, peers []int) []int {
 	parent, _ := g.scratch()
 	want := 0
 	for _, j := range peers {
-		if x := g.byRank[j]; x != root {
+		if x := g.byRank.at(j); x != root {
 			want++
 		}
 	}
@@ -497,7 +521,7 @@ func (g *adjTree) steiner(root int, peers []int) []int {
 	found := 0
 	isPeer := make(map[int]bool, len(peers))
 	for _, j := range peers {
-		isPeer[g.byRank[j]] = true
+		isPeer[g.byRank.at(j)] = true
 	}
 	for k := 0; k < len(order) && found < want; k++ {
 		x := order[k]
@@ -515,7 +539,7 @@ func (g *adjTree) steiner(root int, peers []int) []int {
 	mark := make(map[int]bool, 2*len(peers))
 	mark[root] = true
 	for _, j := range peers {
-		for x := g.byRank[j]; !mark[x] && parent[x] != -1; x = parent[x] {
+		for x := g.byRank.at(j); !mark[x] && parent[x] != -1; x = parent[x] {
 			mark[x] = true
 			on = append(on, x)
 		}
@@ -557,15 +581,15 @@ func (g *adjTree) contract(s int) {
 // tree converts back to a Tree rooted at rank root's node, nodes numbered
 // breadth first.
 func (g *adjTree) tree(root int) *Tree {
-	t := &Tree{byRank: make(map[int]int, len(g.byRank)), nodes: make([]node, 0, len(g.adj))}
-	start := g.byRank[root]
+	t := &Tree{byRank: rankIndex{}, nodes: make([]node, 0, len(g.adj))}
+	start := g.byRank.at(root)
 	id := make([]int, len(g.adj))
 	for i := range id {
 		id[i] = -1
 	}
 	id[start] = 0
 	t.nodes = append(t.nodes, node{rank: g.rank[start], parent: -1})
-	t.byRank[root] = 0
+	t.byRank.set(root, 0)
 	queue := []int{start}
 	var nbrs []halfEdge
 	for k := 0; k < len(queue); k++ {
@@ -580,7 +604,7 @@ func (g *adjTree) tree(root int) *Tree {
 			id[y] = len(t.nodes)
 			t.nodes = append(t.nodes, node{rank: g.rank[y], parent: id[x], up: e.l})
 			if g.rank[y] >= 0 {
-				t.byRank[g.rank[y]] = id[y]
+				t.byRank.set(g.rank[y], id[y])
 			}
 			queue = append(queue, y)
 		}

@@ -1,9 +1,11 @@
 package infer
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -23,10 +25,10 @@ func twoSwitches() *trueTree {
 // handTree builds a tree from (rank, parent, up) nodes in order, node 0 the
 // root (rank -1 for a switch).
 func handTree(nodes ...node) *Tree {
-	t := &Tree{byRank: map[int]int{}, nodes: nodes}
+	t := &Tree{byRank: rankIndex{}, nodes: nodes}
 	for i, x := range nodes {
 		if x.rank >= 0 {
-			t.byRank[x.rank] = i
+			t.byRank.set(x.rank, i)
 		}
 	}
 	t.computeDepths()
@@ -260,5 +262,57 @@ func TestReplaceWeighsNearPairsUnderRelativeJitter(t *testing.T) {
 	}
 	if d := g.tree(0).Distance(1, 2); math.Abs(d-300*ns) > 1e-12 {
 		t.Errorf("rank 1 to its socket-mate: %g ns, want 300", d/ns)
+	}
+}
+
+// The weighted median reused across calls, against the definition (the
+// first value in increasing order past half the weight) on values that
+// drift a little between calls, as along an edge, and that jump, as from
+// one edge to another.
+func TestMedianSorterAgainstDefinition(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	want := func(x, w []float64) float64 {
+		idx := make([]int, len(x))
+		total := 0.0
+		for k := range idx {
+			idx[k] = k
+			total += weight(w, k)
+		}
+		slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(x[a], x[b]) })
+		acc := 0.0
+		for _, k := range idx {
+			if acc += weight(w, k); 2*acc > total {
+				return x[k]
+			}
+		}
+		return x[idx[len(idx)-1]]
+	}
+	for c := 0; c < 200; c++ {
+		n := 1 + rng.IntN(60)
+		var w []float64
+		if c%3 != 0 { // every third case equal weights (w nil)
+			w = make([]float64, n)
+			for k := range w {
+				w[k] = 1 / (0.1 + rng.Float64())
+			}
+		}
+		s := newMedianSorter(w, n)
+		x := make([]float64, n)
+		side := make([]float64, n)
+		for step := 0; step < 40; step++ {
+			if step%17 == 0 { // a jump: every value anew, some equal
+				for k := range x {
+					x[k] = float64(rng.IntN(2*n)) * 1e-7
+					side[k] = float64(1 - 2*rng.IntN(2))
+				}
+			} else {
+				for k := range x {
+					x[k] += side[k] * 1e-8
+				}
+			}
+			if got, exp := s.median(x), want(x, w); got != exp {
+				t.Fatalf("case %d step %d: median %g, want %g (x %v)", c, step, got, exp, x)
+			}
+		}
 	}
 }

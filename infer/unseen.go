@@ -31,8 +31,8 @@ import (
 func Unseen(t *Tree, ms []Measurement) [][2]int {
 	peers := map[int][]int{} // by rank: the nodes measured with it
 	for _, m := range ms {
-		a, okA := t.byRank[m.A]
-		b, okB := t.byRank[m.B]
+		a, okA := t.byRank.get(m.A)
+		b, okB := t.byRank.get(m.B)
 		if okA && okB && m.A != m.B {
 			peers[m.A] = append(peers[m.A], b)
 			peers[m.B] = append(peers[m.B], a)
@@ -74,7 +74,7 @@ func Unseen(t *Tree, ms []Measurement) [][2]int {
 	seen := map[[2]int]bool{}
 	var pairs [][2]int
 	for _, h := range t.Ranks() {
-		hn := t.byRank[h]
+		hn := t.byRank.at(h)
 		var x int // the one node h hangs from (the root rank hangs from its child)
 		n := 0
 		adj.each(hn, func(nb int) { x = nb; n++ })

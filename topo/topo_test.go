@@ -409,6 +409,13 @@ func TestPathPropertiesRandomTrees(t *testing.T) {
 			}
 			lab, _ := p.PathLatency(a, b)
 			lba, _ := p.PathLatency(b, a)
+			sum := 0.0 // the edges of PathEdges in order: the same sum, bit for bit
+			for _, e := range ab {
+				sum += tp.Tree.Edges[e].LatencyS
+			}
+			if lab != sum {
+				t.Fatalf("latency %d->%d %g, its path's edges sum to %g", a, b, lab, sum)
+			}
 			if math.Abs(lab-lba) > 1e-15 {
 				t.Fatalf("latency %d->%d %g != %g", a, b, lab, lba)
 			}

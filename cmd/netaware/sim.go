@@ -123,7 +123,7 @@ func (o *simStatsOptions) run(ctx context.Context) error {
 	body, _ := sim.Pattern(o.pattern, make([]byte, o.size))
 	opts := sim.Options{EagerLimit: o.eager, Weighting: o.w, NoNoise: o.noNoise, Seed: o.seed}
 	start := time.Now()
-	res, err := sim.Run(ctx, p, opts, body)
+	res, err := simRun(ctx, p, opts, body)
 	wall := time.Since(start)
 	if err != nil {
 		return fmt.Errorf("sim stats on %s: %w", o.platform, err)

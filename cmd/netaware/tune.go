@@ -206,7 +206,7 @@ func (f *collFlags) runCollWorld(ctx context.Context, colls []tune.Collective, b
 	if err != nil {
 		return err
 	}
-	_, err = sim.Run(ctx, p, sim.Options{NoNoise: f.world.noNoise, Noise: f.world.noise, Seed: f.world.seed},
+	_, err = simRun(ctx, p, sim.Options{NoNoise: f.world.noNoise, Noise: f.world.noise, Seed: f.world.seed},
 		func(ctx context.Context, c comm.Comm) error { return body(ctx, c, s) })
 	return err
 }

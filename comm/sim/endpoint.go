@@ -86,7 +86,9 @@ func (q *request) complete(st comm.Status, err error) {
 	}
 	q.done, q.st, q.err = true, st, err
 	k := q.owner.k
-	k.logf("complete rank=%d op=%v peer=%d tag=%d err=%v", q.owner.id, q.op, q.peer, q.tag, err != nil)
+	if k.log != nil {
+		k.logf("complete rank=%d op=%v peer=%d tag=%d err=%v", q.owner.id, q.op, q.peer, q.tag, err != nil)
+	}
 	if q.owner.waiting == q {
 		k.makeReady(q.owner)
 	}
@@ -389,7 +391,9 @@ func (k *kernel) next(s *stream) {
 // control handles the arrival of a control item.
 func (k *kernel) control(it *item) {
 	m := it.m
-	k.logf("%v msg=%d %d->%d", it.kind, m.id, it.src, it.dst)
+	if k.log != nil {
+		k.logf("%v msg=%d %d->%d", it.kind, m.id, it.src, it.dst)
+	}
 	switch it.kind {
 	case itemRTS:
 		k.arrive(m)
@@ -413,7 +417,9 @@ func (k *kernel) flowEvent(e netsim.Event) {
 	case netsim.Done:
 		k.leaveLinks(it)
 		m.dataDone = true
-		k.logf("data msg=%d %d->%d bytes=%d", m.id, m.src, m.dst, m.size)
+		if k.log != nil {
+			k.logf("data msg=%d %d->%d bytes=%d", m.id, m.src, m.dst, m.size)
+		}
 		if !m.eager {
 			m.send.complete(comm.Status{}, nil)
 		}
@@ -427,7 +433,9 @@ func (k *kernel) flowEvent(e netsim.Event) {
 // arrive delivers a message's envelope (eager header or rendezvous RTS) to
 // the destination's matching engine.
 func (k *kernel) arrive(m *message) {
-	k.logf("arrive msg=%d %d->%d tag=%d", m.id, m.src, m.dst, m.tag)
+	if k.log != nil {
+		k.logf("arrive msg=%d %d->%d tag=%d", m.id, m.src, m.dst, m.tag)
+	}
 	if q, ok := k.ranks[m.dst].engine.Arrive(m.cid, m.src, m.tag, m); ok {
 		k.match(m, q)
 	}
@@ -436,7 +444,9 @@ func (k *kernel) arrive(m *message) {
 // match pairs a message with a receive at the current time.
 func (k *kernel) match(m *message, q *request) {
 	m.recv = q
-	k.logf("match msg=%d %d->%d tag=%d", m.id, m.src, m.dst, m.tag)
+	if k.log != nil {
+		k.logf("match msg=%d %d->%d tag=%d", m.id, m.src, m.dst, m.tag)
+	}
 	if m.size > len(q.buf) {
 		m.truncated = true
 		if m.eager {

@@ -368,6 +368,9 @@ func (k *kernel) abort(err error) {
 	}
 }
 
+// logf writes one line of the event log. Callers on the hot paths test
+// k.log first: boxing the arguments allocates even when nothing is
+// logged (4 s of 106 at 4,096 ranks, and the GC's work after it).
 func (k *kernel) logf(format string, a ...any) {
 	if k.log == nil {
 		return

@@ -124,4 +124,5 @@ func BenchmarkFlowEventsAlltoall(b *testing.B) {
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 	b.ReportMetric(float64(st.Solves)/b.Elapsed().Seconds(), "solves/s")
 	b.ReportMetric(float64(st.SolvedFlow)/float64(max(st.Solves, 1)), "flows/solve")
+	b.ReportMetric(float64(st.RateChanges)/float64(max(st.Solves, 1)), "rate-changes/solve")
 }

@@ -405,3 +405,46 @@ func TestNoiseStatisticsAndSeed(t *testing.T) {
 		t.Error("zero jitter is not exact")
 	}
 }
+
+// RateChanges counts the flows whose rate a solve changed, not the flows
+// it solved: on one link of 10 B/s, b's end doubles a's rate (one
+// change); in the textbook case above, c's end changes no rate (a is held
+// at 5 by link 0), though the solve covers a and b.
+func TestRateChangesCountsChangedRates(t *testing.T) {
+	untilDone := func(n *Network, f *Flow) {
+		t.Helper()
+		for {
+			evs := n.Step()
+			if len(evs) == 0 {
+				t.Fatal("no progress")
+			}
+			for _, e := range evs {
+				if e.Kind == Done && e.Flow == f {
+					n.Flush()
+					return
+				}
+			}
+		}
+	}
+	n := mustNet(t, Config{Resources: []Resource{{"l0", 10}}})
+	a := mustStart(t, n, FlowSpec{Bytes: 1000, Forward: []int{0}})
+	b := mustStart(t, n, FlowSpec{Bytes: 100, Forward: []int{0}})
+	activateAll(t, n, a, b)
+	before := n.Stats()
+	untilDone(n, b)
+	if got := n.Stats().RateChanges - before.RateChanges; got != 1 || a.rate != 10 {
+		t.Fatalf("b's end: %d rate changes, a at %v B/s; want 1 and 10", got, a.rate)
+	}
+
+	n = mustNet(t, Config{Resources: []Resource{{"l0", 10}, {"l1", 20}}})
+	a = mustStart(t, n, FlowSpec{Bytes: 1000, Forward: []int{0, 1}})
+	b = mustStart(t, n, FlowSpec{Bytes: 1000, Forward: []int{0}})
+	c := mustStart(t, n, FlowSpec{Bytes: 1000, Forward: []int{1}})
+	activateAll(t, n, a, b, c)
+	before = n.Stats()
+	untilDone(n, c)
+	after := n.Stats()
+	if got := after.RateChanges - before.RateChanges; got != 0 || after.Solves == before.Solves || a.rate != 5 || b.rate != 5 {
+		t.Fatalf("c's end: %d rate changes in %d solves, a %v b %v; want 0 in at least one, 5 and 5", got, after.Solves-before.Solves, a.rate, b.rate)
+	}
+}

@@ -211,6 +211,7 @@ type Network struct {
 	// scratch for component search and solving, reused across solves
 	compRes   []int32
 	compFlows []*Flow
+	compRates []float64 // the rates of compFlows before the solve
 	sheap     resHeap
 	unfixed   int // flows of the component the solver has not fixed yet
 	out       []Event
@@ -225,6 +226,10 @@ type Stats struct {
 	Solves     int64 // component solves
 	SolvedRes  int64 // resources over all solves
 	SolvedFlow int64 // flows over all solves
+	// RateChanges counts the flows of the solves whose rate changed: what
+	// any solver with the same results must recompute, however it finds
+	// them (docs/simulator.md, dense contention).
+	RateChanges int64
 }
 
 // New builds a network. Capacities must be positive and finite.
@@ -461,6 +466,7 @@ func (n *Network) Flush() {
 	ep := n.epoch
 	n.compRes = n.compRes[:0]
 	n.compFlows = n.compFlows[:0]
+	n.compRates = n.compRates[:0]
 	rmark := n.rmark
 	for _, r := range n.dirty {
 		n.res[r].dirty = false
@@ -494,6 +500,7 @@ func (n *Network) Flush() {
 			}
 			f.mark = ep
 			n.compFlows = append(n.compFlows, f)
+			n.compRates = append(n.compRates, f.rate)
 			for _, r2 := range f.res {
 				if rmark[r2] != ep {
 					rmark[r2] = ep
@@ -529,7 +536,10 @@ func (n *Network) Flush() {
 	n.stats.SolvedRes += int64(len(n.compRes))
 	n.stats.SolvedFlow += int64(len(n.compFlows))
 	n.solve()
-	for _, f := range n.compFlows {
+	for i, f := range n.compFlows {
+		if f.rate != n.compRates[i] {
+			n.stats.RateChanges++
+		}
 		t := math.Inf(1)
 		if f.rate > 0 {
 			t = now + f.remaining/f.rate

@@ -13,14 +13,16 @@
 # PLACE: none (neither side pinned: mpirun --bind-to none), sep (rank r on
 # core r: taskset for netaware, --bind-to core for mpirun), same (both
 # ranks on core 1). Environment: ROUNDS (default 9), ITERS (ping-pongs per
-# measurement, default 1000; netaware takes the median of 3 such rounds,
-# as scripts/shm-bench.sh does), WORK (build directory, default a new
+# measurement, default 10000 as OSU's osu_latency for small messages: the
+# first milliseconds after start-up, while unpinned ranks may still share
+# a core, weigh on 1000; netaware takes the median of 3 such rounds, as
+# scripts/shm-bench.sh does), WORK (build directory, default a new
 # temporary one). Needs Go, mpicc and Open MPI's mpirun.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-9}
 PLACE=${PLACE:-none}
-ITERS=${ITERS:-1000}
+ITERS=${ITERS:-10000}
 WORK=${WORK:-$(mktemp -d /tmp/shm-latency.XXXXXX)}
 mpicc -O2 -o "$WORK/pingpong" tools/mpibench/pingpong.c
 BINS=("$@")

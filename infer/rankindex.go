@@ -13,13 +13,13 @@ type rankIndex struct {
 	n      int
 }
 
-// denseLimit is how far past its entries the slice may grow.
-func (x *rankIndex) denseLimit() int { return 4*x.n + 1024 }
+// denseLimit is how far the slice may reach for n entries.
+func denseLimit(n int) int { return 4*n + 1024 }
 
 // reserve sizes the slice for ranks below max when that is within the
 // limit for n entries.
 func (x *rankIndex) reserve(max, n int) {
-	if max <= 4*n+1024 && max > len(x.dense) && len(x.sparse) == 0 {
+	if max <= denseLimit(n) && max > len(x.dense) && len(x.sparse) == 0 {
 		x.dense = append(x.dense, make([]int32, max-len(x.dense))...)
 	}
 }
@@ -47,7 +47,7 @@ func (x *rankIndex) set(r, id int) {
 		x.dense[r] = int32(id) + 1
 		return
 	}
-	if limit := x.denseLimit(); r >= 0 && r < limit && len(x.sparse) == 0 {
+	if limit := denseLimit(x.n); r >= 0 && r < limit && len(x.sparse) == 0 {
 		grown := min(max(r+1, 2*len(x.dense)), limit)
 		x.dense = append(x.dense, make([]int32, grown-len(x.dense))...)
 		x.dense[r] = int32(id) + 1

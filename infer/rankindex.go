@@ -43,13 +43,10 @@ func (x *rankIndex) set(r, id int) {
 	if _, ok := x.get(r); !ok {
 		x.n++
 	}
-	if r >= 0 && r < len(x.dense) {
-		x.dense[r] = int32(id) + 1
-		return
+	if limit := denseLimit(x.n); r >= len(x.dense) && r < limit {
+		x.reserve(min(max(r+1, 2*len(x.dense)), limit), x.n)
 	}
-	if limit := denseLimit(x.n); r >= 0 && r < limit && len(x.sparse) == 0 {
-		grown := min(max(r+1, 2*len(x.dense)), limit)
-		x.dense = append(x.dense, make([]int32, grown-len(x.dense))...)
+	if r >= 0 && r < len(x.dense) {
 		x.dense[r] = int32(id) + 1
 		return
 	}

@@ -33,6 +33,19 @@ func twoSockets() *trueTree {
 	return tt
 }
 
+// strandedMeasurements are twoSockets' exact pairs without host 3's
+// pairs with the hosts from on: what host 3 measured before add left it
+// stranded (on 4: it never saw socket Y; on 5: it saw 4 only).
+func strandedMeasurements(tt *trueTree, from int) []Measurement {
+	var ms []Measurement
+	for _, m := range exactPairs(tt, 7) {
+		if m.A != 3 || m.B < from {
+			ms = append(ms, m)
+		}
+	}
+	return ms
+}
+
 // strandedSocket is twoSockets as add left it under noise: host 3, the
 // first of socket Y, hangs from X's switch by 0.45 us (where add put it
 // when Y's switch did not exist).
@@ -58,12 +71,7 @@ func strandedSocket() *Tree {
 func TestUnseenNamesTheStrandedSocketsPair(t *testing.T) {
 	tt := twoSockets()
 	stranded := strandedSocket()
-	var ms []Measurement
-	for _, m := range exactPairs(tt, 7) {
-		if m.A != 3 || m.B < 4 {
-			ms = append(ms, m)
-		}
-	}
+	ms := strandedMeasurements(tt, 4)
 	kept, _ := Refine(stranded, ms)
 	if d := kept.Distance(3, 4); near(d, tt.dist(3, 4)) {
 		t.Fatalf("Refine placed host 3 without a measurement of socket Y (3-4 at %.3g us)", d*1e6)
@@ -110,12 +118,7 @@ func TestUnseenFindsNothingInExactInferences(t *testing.T) {
 func TestRefineLeavesReplacesTheGivenAndTheirPartners(t *testing.T) {
 	tt := twoSockets()
 	stranded := strandedSocket()
-	var ms []Measurement
-	for _, m := range exactPairs(tt, 7) {
-		if m.A != 3 || m.B < 5 {
-			ms = append(ms, m)
-		}
-	}
+	ms := strandedMeasurements(tt, 5)
 	if got, _ := RefineLeaves(stranded, ms, []int{5}); !near(got.Distance(3, 4), stranded.Distance(3, 4)) {
 		t.Errorf("naming 5 moved host 3: 3-4 at %.3g us, was %.3g us", got.Distance(3, 4)*1e6, stranded.Distance(3, 4)*1e6)
 	}

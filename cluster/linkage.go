@@ -88,7 +88,7 @@ func Agglomerative(d *Matrix, method Linkage) (*Dendrogram, error) {
 		raw = primMerges(d)
 	} else {
 		var err error
-		raw, err = nnChainMerges(d, method)
+		raw, err = nnChainMerges(d, method, nil)
 		if err != nil {
 			return nil, fmt.Errorf("agglomerative %s: %w", method, err)
 		}
@@ -136,14 +136,19 @@ func primMerges(d *Matrix) []Merge {
 // x < y keeps y as the representative of the union. It works on a full
 // row-major copy of the matrix (twice the memory of a triangle, but every
 // scan is a contiguous row) and scans only the live clusters, in index
-// order so that ties resolve as in SciPy.
-func nnChainMerges(d *Matrix, method Linkage) ([]Merge, error) {
+// order so that ties resolve as in SciPy. Point i starts as a cluster of
+// sizes[i] points (1 for all when sizes is nil): AverageLinkageParts
+// clusters parts as points of their sizes.
+func nnChainMerges(d *Matrix, method Linkage, sizes []int) ([]Merge, error) {
 	n := d.N
 	dist := append([]float64(nil), d.Data...)
 	size := make([]int, n)
 	live := make([]int, n)
 	for i := range size {
 		size[i] = 1
+		if sizes != nil {
+			size[i] = sizes[i]
+		}
 		live[i] = i
 	}
 	chain := make([]int, 0, n)

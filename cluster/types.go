@@ -25,6 +25,41 @@ func (m *Matrix) Set(i, j int, v float64) {
 	m.Data[j*m.N+i] = v
 }
 
+// Distances is a symmetric distance between Len() points that need not
+// be held as an n x n matrix: a tree metric answers any pair from the
+// tree, in O(n) memory where the matrix takes O(n^2) (8 GB of float64 at
+// 32,768 points).
+type Distances interface {
+	Len() int
+	At(i, j int) float64
+	// EachPair calls f once for every pair i < j, row by row and j
+	// increasing within a row: a whole pass costs what the matrix's would,
+	// without the matrix.
+	EachPair(f func(i, j int, d float64))
+}
+
+// Len is the number of points.
+func (m *Matrix) Len() int { return m.N }
+
+// EachPair calls f for every pair i < j, row by row.
+func (m *Matrix) EachPair(f func(i, j int, d float64)) {
+	for i := 0; i < m.N; i++ {
+		for j := i + 1; j < m.N; j++ {
+			f(i, j, m.Data[i*m.N+j])
+		}
+	}
+}
+
+// Dense is d as a matrix: d itself when it is one.
+func Dense(d Distances) *Matrix {
+	if m, ok := d.(*Matrix); ok {
+		return m
+	}
+	m := NewMatrix(d.Len())
+	d.EachPair(m.Set)
+	return m
+}
+
 // Labels assigns each point a cluster id 0..k-1; Noise marks points that a
 // density-based algorithm left unclustered.
 type Labels []int

@@ -136,9 +136,12 @@ type Outcome struct {
 	Identities []comm.Identity
 	Topology   *topo.Topology
 	Dataset    *dataset.Dataset
-	// Distance is the rank-to-rank one-way latency (seconds) predicted by
-	// the inferred tree, the matrix the levels were cut from.
-	Distance *cluster.Matrix
+	// Distance is the one-way latency (seconds) between the clustered
+	// ranks (Clustered[i] is its point i) that the levels were cut from:
+	// half the best round trip of a measured pair, the inferred tree's
+	// path elsewhere. It is answered from the tree, not stored as a
+	// matrix (cluster.Dense makes one).
+	Distance cluster.Distances
 	// Dendrogram over the clustered ranks (all ranks when blind, one per
 	// host otherwise: see Clustered) and the heights where it was cut.
 	Dendrogram *cluster.Dendrogram
@@ -652,24 +655,7 @@ func hostGroups(ids []comm.Identity, blind bool) [][]int {
 // into levels and expands them to every rank, under the socket and host
 // levels that identities give (unless blind).
 func (out *Outcome) levelsFromTree(n int, ids []comm.Identity, hosts [][]int, reps []int, tree live.Result, bmap *infer.BandwidthMap, opt Options) ([]topo.Level, error) {
-	m := cluster.NewMatrix(len(reps))
-	tree.Tree.EachDistance(len(reps), m.Set)
-	// A pair the inference measured is known better than its tree path:
-	// the tree fits every pair at once, and a host placed from far-away
-	// measurements carries their error into all its paths.
-	// A pair measured more than once (the noise check's pairs, remeasured
-	// rounds) keeps its best: on a real network a pair's minimum is
-	// lifted by whatever slow spell its measurement fell into.
-	best := map[[2]int]float64{}
-	for _, ms := range tree.Measured {
-		k := [2]int{min(ms.A, ms.B), max(ms.A, ms.B)}
-		if v, ok := best[k]; !ok || ms.RTT.Min < v {
-			best[k] = ms.RTT.Min
-		}
-	}
-	for k, v := range best {
-		m.Set(k[0], k[1], v/2)
-	}
+	m := newTreeDistance(tree.Tree, len(reps), tree.Measured)
 	out.Distance = m
 	// Under CPU noise (infer.Additive) levels are cut from the distances
 	// between the points where ranks hang in the tree, d(i,j) - a(i) -
@@ -682,20 +668,11 @@ func (out *Outcome) levelsFromTree(n int, ids []comm.Identity, hosts [][]int, re
 	// towards zero.
 	between := m
 	if infer.Additive(tree.Measured) {
-		between = cluster.NewMatrix(len(reps))
-		leaf := make([]float64, len(reps))
-		for i := range leaf {
-			leaf[i] = tree.Tree.LeafLength(i)
-		}
-		for i := range reps {
-			for j := i + 1; j < len(reps); j++ {
-				between.Set(i, j, math.Max(0, m.At(i, j)-leaf[i]-leaf[j]))
-			}
-		}
+		between = m.leafless()
 	}
 	var upper []topo.Level
 	if len(reps) > 1 {
-		d, err := cluster.Agglomerative(between, cluster.AverageLinkage)
+		d, err := averageLinkage(between, denseLevelRanks)
 		if err != nil {
 			return nil, err
 		}
@@ -716,16 +693,19 @@ func (out *Outcome) levelsFromTree(n int, ids []comm.Identity, hosts [][]int, re
 		// neighbours by path length).
 		upper = imposeLevel(upper, topo.Level{Name: "siblings", Groups: sib})
 	}
-	if infer.Additive(tree.Measured) && len(best) == len(reps)*(len(reps)-1)/2 {
+	if infer.Additive(tree.Measured) && m.pairs == len(reps)*(len(reps)-1)/2 {
 		// After the tree's siblings: the profile distances ignore what
 		// CPU noise does to single pairs and to a rank's own latency,
 		// the tree does not (profile.go). They need every pair measured
 		// (the staged discovery's sweeps measure them in small groups).
-		if prof := profileLevels(m, opt.Gap); len(prof) > 0 {
+		// Every pair measured: the matrix is no larger than the
+		// measurements were.
+		dense := cluster.Dense(m)
+		if prof := profileLevels(dense, opt.Gap); len(prof) > 0 {
 			for _, l := range prof {
 				upper = imposeLevel(upper, l)
 			}
-			upper = dropFlatSplits(upper, prof[0].Groups, m)
+			upper = dropFlatSplits(upper, prof[0].Groups, dense)
 		}
 	}
 	if len(reps) > 2 && !infer.Additive(tree.Measured) {
@@ -764,7 +744,7 @@ func (out *Outcome) levelsFromTree(n int, ids []comm.Identity, hosts [][]int, re
 		sort.Slice(groups, func(a, b int) bool { return groups[a][0] < groups[b][0] })
 		levels = append(levels, topo.Level{Name: l.Name, Groups: groups})
 	}
-	return finishLevels(n, levels, m, reps, hosts, opt.Blind), nil
+	return finishLevels(n, levels, m, hosts, opt.Blind), nil
 }
 
 // withAttachmentLevels adds to levels (over the tree's ranks, finest
@@ -780,8 +760,8 @@ func (out *Outcome) levelsFromTree(n int, ids []comm.Identity, hosts [][]int, re
 // d(i,j), and groups join below the widest jump, of minJoinJump at
 // least, between these distances. A level found so is added only where
 // it nests with every level.
-func withAttachmentLevels(t *infer.Tree, m *cluster.Matrix, rel float64, levels []topo.Level) []topo.Level {
-	n := m.N
+func withAttachmentLevels(t *infer.Tree, m cluster.Distances, rel float64, levels []topo.Level) []topo.Level {
+	n := m.Len()
 	tol := math.Max(5e-3, infer.DefaultNoiseFactor*rel)
 	// Not from every rank alone: the first rank of a host is placed
 	// from network round trips, hundreds of nanoseconds off at 20 us
@@ -1010,7 +990,7 @@ func socketLevel(ids []comm.Identity, hosts [][]int) (topo.Level, bool) {
 // identities is kept, as a fact), merges a level equal to the one below
 // into it under the coarser name, names the measured levels, and ends with
 // "all".
-func finishLevels(n int, levels []topo.Level, m *cluster.Matrix, reps []int, hosts [][]int, blind bool) []topo.Level {
+func finishLevels(n int, levels []topo.Level, m cluster.Distances, hosts [][]int, blind bool) []topo.Level {
 	var out []topo.Level
 	for _, l := range levels {
 		if l.Name != "host" && l.Name != "socket" && 2*singletons(l) >= n {
@@ -1030,26 +1010,45 @@ func finishLevels(n int, levels []topo.Level, m *cluster.Matrix, reps []int, hos
 		out = append(out, topo.Level{Name: "all", Groups: [][]int{all}})
 	}
 	out[len(out)-1].Name = "all"
+	var measured []topo.Level
+	for _, l := range out[:len(out)-1] {
+		if l.Name != "socket" && l.Name != "host" {
+			measured = append(measured, l)
+		}
+	}
+	gaps := groupGaps(measured, m, hosts)
 	k, site := 0, false
 	for i := range out[:len(out)-1] {
 		if out[i].Name == "socket" || out[i].Name == "host" {
 			continue
 		}
+		out[i].Name = nameByLatency(gaps[k], k+1, site, blind)
 		k++
-		out[i].Name = nameByLatency(out[i], m, reps, hosts, k, site, blind)
 		site = site || out[i].Name == "site"
 	}
 	return out
 }
 
-// nameByLatency names a measured level after the one-way latency that
-// separates its groups: "site" for the first level whose groups are a
+// nameByLatency names the k-th measured level after the one-way latency
+// that separates its groups (between, see groupGaps): "site" for the
+// first level whose groups are a
 // millisecond or more apart (wide area), "switch" for the first measured
 // level above hosts below that (not when blind: there the first level may
 // as well be sockets), and "level-k" for the others.
-func nameByLatency(l topo.Level, m *cluster.Matrix, reps []int, hosts [][]int, k int, siteSeen, blind bool) string {
-	// Slices, not maps: the loop below visits every pair of hosts, once
-	// per level (a map lookup per pair was seconds at 4,096 ranks).
+func nameByLatency(between float64, k int, siteSeen, blind bool) string {
+	switch {
+	case between >= 1e-3 && !siteSeen:
+		return "site"
+	case between < 1e-3 && k == 1 && !blind:
+		return "switch"
+	}
+	return "level-" + strconv.Itoa(k)
+}
+
+// groupGaps is, for each level, the smallest distance in m between two
+// of its groups (m's point i is host i), from one pass over m's pairs
+// for all levels: at 16,384 ranks a pass is seconds.
+func groupGaps(levels []topo.Level, m cluster.Distances, hosts [][]int) []float64 {
 	size := 0
 	for _, h := range hosts {
 		for _, r := range h {
@@ -1062,29 +1061,35 @@ func nameByLatency(l topo.Level, m *cluster.Matrix, reps []int, hosts [][]int, k
 			hostOf[r] = i
 		}
 	}
-	groupOf := make([]int, max(len(hosts), len(reps)))
-	for gi, g := range l.Groups {
-		for _, r := range g {
-			if r >= 0 && r < size { // every rank of a level is in a host
-				groupOf[hostOf[r]] = gi
+	// groupOf[i*L+l]: host i's group at level l. Slices, not maps: the
+	// pass visits every pair of hosts.
+	L := len(levels)
+	groupOf := make([]int, max(len(hosts), m.Len())*L)
+	for l, lv := range levels {
+		for gi, g := range lv.Groups {
+			for _, r := range g {
+				if r >= 0 && r < size { // every rank of a level is in a host
+					groupOf[hostOf[r]*L+l] = gi
+				}
 			}
 		}
 	}
-	between := math.Inf(1)
-	for i := range reps {
-		for j := i + 1; j < len(reps); j++ {
-			if groupOf[i] != groupOf[j] {
-				between = math.Min(between, m.At(i, j))
+	gaps := make([]float64, L)
+	for l := range gaps {
+		gaps[l] = math.Inf(1)
+	}
+	if L == 0 {
+		return gaps
+	}
+	m.EachPair(func(i, j int, d float64) {
+		gi, gj := groupOf[i*L:(i+1)*L], groupOf[j*L:(j+1)*L]
+		for l := range gaps {
+			if gi[l] != gj[l] && d < gaps[l] {
+				gaps[l] = d
 			}
 		}
-	}
-	switch {
-	case between >= 1e-3 && !siteSeen:
-		return "site"
-	case between < 1e-3 && k == 1 && !blind:
-		return "switch"
-	}
-	return "level-" + strconv.Itoa(k)
+	})
+	return gaps
 }
 
 // singletons counts the ranks that are alone in their group.
@@ -1329,7 +1334,7 @@ const stagedBandwidthBytes = 4 << 20
 // the levels were cut from) and bandwidth (the bandwidth map's; 1 Gbit/s
 // where the map has none, shared memory's 2 us and 5 GB/s inside a host).
 // Pairs run in parallel count in full: it is a bound.
-func plogpEstimate(spec dataset.ScheduleSpec, p dataset.PLogPParams, hosts [][]int, reps []int, dist *cluster.Matrix, bmap *infer.BandwidthMap) (time.Duration, int) {
+func plogpEstimate(spec dataset.ScheduleSpec, p dataset.PLogPParams, hosts [][]int, reps []int, dist cluster.Distances, bmap *infer.BandwidthMap) (time.Duration, int) {
 	plan, err := probe.PlanOf(spec)
 	if err != nil {
 		return 0, 0

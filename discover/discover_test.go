@@ -164,7 +164,7 @@ func TestFinishLevelsDropsNoiseLevels(t *testing.T) {
 			}
 		}
 	}
-	got := finishLevels(4, []topo.Level{host, noise, halves, same}, m, []int{0, 1, 2, 3}, [][]int{{0}, {1}, {2}, {3}}, false)
+	got := finishLevels(4, []topo.Level{host, noise, halves, same}, m, [][]int{{0}, {1}, {2}, {3}}, false)
 	var names []string
 	for _, l := range got {
 		names = append(names, fmt.Sprintf("%s/%d", l.Name, len(l.Groups)))
@@ -530,6 +530,43 @@ func TestScaleBlindAcrossNoiseSeeds(t *testing.T) {
 				if v := bestNMI(out.Topology.Levels, l, n); v < 0.99 {
 					t.Errorf("%d ranks, seed %d: truth level %s (%d groups) found at NMI %.3f at best", n, seed, l.Name, len(l.Groups), v)
 				}
+			}
+		}
+	}
+}
+
+// The same 256 ranks with the levels clustered by the tree's clean parts
+// (as above 1,024 ranks), not on the whole matrix: the same levels as the
+// matrix gives, every truth level at NMI >= 0.99.
+func TestScaleBlindByTreeParts(t *testing.T) {
+	p, err := platform.Load("../platform/testdata/scale/two-level-256.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(v int) { denseLevelRanks = v }(denseLevelRanks)
+	for seed := int64(1); seed <= 3; seed++ {
+		var levels [2][]topo.Level
+		for k, dense := range []int{1024, 32} {
+			denseLevelRanks = dense
+			opt := DefaultOptions()
+			opt.Blind, opt.Level = true, Fast
+			out, _, err := runOnSim(context.Background(), p, sim.Options{Seed: seed}, opt)
+			if err != nil {
+				t.Fatalf("seed %d: %v", seed, err)
+			}
+			levels[k] = out.Topology.Levels
+		}
+		for _, l := range p.TruthLevels() {
+			if v := bestNMI(levels[1], l, 256); v < 0.99 {
+				t.Errorf("seed %d: truth level %s found at NMI %.3f at best by parts", seed, l.Name, v)
+			}
+		}
+		if len(levels[0]) != len(levels[1]) {
+			t.Fatalf("seed %d: %d levels by parts, %d on the matrix", seed, len(levels[1]), len(levels[0]))
+		}
+		for k := range levels[0] {
+			if !slices.EqualFunc(levels[0][k].Groups, levels[1][k].Groups, slices.Equal) {
+				t.Errorf("seed %d: level %d (%s) by parts differs from the matrix's", seed, k, levels[0][k].Name)
 			}
 		}
 	}

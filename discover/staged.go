@@ -348,8 +348,8 @@ func decodeMeasurements(b []byte, n int) ([]live.Measurement, error) {
 // star-3x4), which cost PLogP pairs and name a "switch" that is not one;
 // the ranks of one machine (shared memory against a network) stay. A
 // latency level with the bandwidth level's groups goes too.
-// m is the distance matrix over reps (reps[i] is m's i-th rank).
-func dropNoiseSplits(levels []topo.Level, m *cluster.Matrix, reps []int) []topo.Level {
+// m is the distance over reps (reps[i] is m's point i).
+func dropNoiseSplits(levels []topo.Level, m cluster.Distances, reps []int) []topo.Level {
 	var bw *topo.Level
 	for i := range levels {
 		if strings.HasPrefix(levels[i].Name, "bandwidth") {
@@ -359,10 +359,6 @@ func dropNoiseSplits(levels []topo.Level, m *cluster.Matrix, reps []int) []topo.
 	}
 	if bw == nil || m == nil {
 		return levels
-	}
-	index := map[int]int{}
-	for i, r := range reps {
-		index[r] = i
 	}
 	groupOf := func(l topo.Level) map[int]int {
 		g := map[int]int{}
@@ -386,18 +382,17 @@ func dropNoiseSplits(levels []topo.Level, m *cluster.Matrix, reps []int) []topo.
 		lg := groupOf(l)
 		var within, between float64
 		var nw, nb int
-		for i, a := range reps {
-			for _, b := range reps[i+1:] {
-				if bg[a] != bg[b] {
-					continue
-				}
-				if d := m.At(index[a], index[b]); lg[a] == lg[b] {
-					within, nw = within+d, nw+1
-				} else {
-					between, nb = between+d, nb+1
-				}
+		m.EachPair(func(i, j int, d float64) {
+			a, b := reps[i], reps[j]
+			if bg[a] != bg[b] {
+				return
 			}
-		}
+			if lg[a] == lg[b] {
+				within, nw = within+d, nw+1
+			} else {
+				between, nb = between+d, nb+1
+			}
+		})
 		if nw > 0 && nb > 0 && within/float64(nw) <= between/float64(nb)/2 {
 			out = append(out, l)
 		}

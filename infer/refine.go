@@ -377,6 +377,7 @@ func (g *adjTree) replace(h int, p map[int]RTT, relative bool) bool {
 		}
 	}
 	oldCost, _ := cost(s, any.to, any.l, 0)
+	need := margin(spread, w)
 	type place struct {
 		u, v    int
 		i       int // position on the edge in steps: 0 is u, steps is v
@@ -399,7 +400,7 @@ func (g *adjTree) replace(h int, p map[int]RTT, relative bool) bool {
 				c, l := cost(u, v, L, t)
 				// Prefer existing switches: a new one must pay for itself.
 				if i > 0 && i < steps {
-					c += margin(spread, w)
+					c += need
 				}
 				if c < best.c {
 					best = place{u: u, v: v, i: i, L: L, t: t, l: l, c: c}
@@ -407,7 +408,7 @@ func (g *adjTree) replace(h int, p map[int]RTT, relative bool) bool {
 			}
 		}
 	}
-	if !(best.c < oldCost-margin(spread, w)) {
+	if !(best.c < oldCost-need) {
 		g.link(hn, s, oldLen)
 		return false
 	}
@@ -509,7 +510,7 @@ func (s *medianSorter) median(x []float64) float64 {
 // parents of one search from root, which it stops once every peer is
 // found.
 func (g *adjTree) steiner(root int, peers []int) []int {
-	parent, _ := g.scratch()
+	parent, flag := g.scratch()
 	want := 0
 	for _, j := range peers {
 		if x := g.byRank.at(j); x != root {
@@ -519,9 +520,10 @@ func (g *adjTree) steiner(root int, peers []int) []int {
 	order := []int{root}
 	parent[root] = root
 	found := 0
-	isPeer := make(map[int]bool, len(peers))
+	// flag is 1 on a peer's node before the search, 2 on a node listed
+	// after it; -1 again on return.
 	for _, j := range peers {
-		isPeer[g.byRank.at(j)] = true
+		flag[g.byRank.at(j)] = 1
 	}
 	for k := 0; k < len(order) && found < want; k++ {
 		x := order[k]
@@ -529,23 +531,28 @@ func (g *adjTree) steiner(root int, peers []int) []int {
 			if parent[e.to] == -1 {
 				parent[e.to] = x
 				order = append(order, e.to)
-				if isPeer[e.to] {
+				if flag[e.to] == 1 {
 					found++
 				}
 			}
 		}
 	}
-	on := []int{root}
-	mark := make(map[int]bool, 2*len(peers))
-	mark[root] = true
 	for _, j := range peers {
-		for x := g.byRank.at(j); !mark[x] && parent[x] != -1; x = parent[x] {
-			mark[x] = true
+		flag[g.byRank.at(j)] = -1
+	}
+	on := []int{root}
+	flag[root] = 2
+	for _, j := range peers {
+		for x := g.byRank.at(j); flag[x] != 2 && parent[x] != -1; x = parent[x] {
+			flag[x] = 2
 			on = append(on, x)
 		}
 	}
 	for _, x := range order {
 		parent[x] = -1
+	}
+	for _, x := range on {
+		flag[x] = -1
 	}
 	slices.Sort(on)
 	return on

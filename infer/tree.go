@@ -197,6 +197,18 @@ func (t *Tree) nodeDistance(a, b int) float64 {
 	return s
 }
 
+// EachNode calls f for every node of the tree, parents before children,
+// the root first: its parent (-1 for the root), the length of the edge
+// to the parent, and its rank (-1 for a switch). Nodes are numbered
+// 0..Len()-1. It gives walks outside the package the tree's shape
+// (discover bounds distances over subtrees with it).
+func (t *Tree) EachNode(f func(node, parent int, up float64, rank int)) {
+	for _, x := range t.topDown() {
+		n := t.nodes[x]
+		f(x, n.parent, n.up, n.rank)
+	}
+}
+
 // topDown lists the nodes root first, every parent before its children.
 // Children come in increasing node order; they are kept in one array
 // indexed by offsets, not a slice per node (a rank of a blind inference

@@ -147,16 +147,35 @@ func (d *treeDistance) parts(maxPart int) [][]int {
 		parent[x], up[x], rank[x] = p, l, r
 		order = append(order, x)
 	})
+	// tiny bounds what off rounds to 0: a billionth of any path, and no
+	// path is longer than all the edges together.
+	tiny := 0.0
 	if d.leaf != nil {
-		// The edges LeafLength gives: a rank's edge up, and for a rank at
-		// the root the edge of its first child.
+		for _, x := range order {
+			tiny += math.Abs(up[x])
+		}
+		for _, fs := range d.fixes {
+			for _, f := range fs {
+				tiny = max(tiny, f.v)
+			}
+		}
+		tiny *= 1e-9
+		// The leaf edges off: a rank's own edge up, and for a rank at the
+		// root (its leaf edge that of its first child, as LeafLength has
+		// it) that length off the edge of every child. Lengths may go
+		// negative; the bounds below hold for any lengths.
 		root := order[0]
-		rootLeaf := rank[root] >= 0
 		for _, x := range order[1:] {
 			if rank[x] >= 0 {
 				up[x] = 0
-			} else if rootLeaf && parent[x] == root {
-				up[x], rootLeaf = 0, false
+			}
+		}
+		if rank[root] >= 0 {
+			leaf := d.leaf[rank[root]]
+			for _, x := range order[1:] {
+				if parent[x] == root {
+					up[x] -= leaf
+				}
 			}
 		}
 	}
@@ -247,9 +266,10 @@ func (d *treeDistance) parts(maxPart int) [][]int {
 		partOf[x] = -1
 		if p := parent[x]; p >= 0 && partOf[p] >= 0 {
 			partOf[x] = partOf[p]
-		} else if in := max(largest[x], atTop[x], 0); cnt[x] >= 2 && cnt[x] <= maxPart && cnt[x] < d.n && in*(1+1e-9) < smallest[x] {
-			// The margin: the bounds sum the edges in another order
-			// than d's paths do.
+		} else if in := max(largest[x], atTop[x], 0); cnt[x] >= 2 && cnt[x] <= maxPart && cnt[x] < d.n && in*(1+1e-9) < smallest[x] && smallest[x] > tiny {
+			// The margins: the bounds sum the edges in another order
+			// than d's paths do, and off may have rounded an outer
+			// distance to 0.
 			partOf[x] = len(parts)
 			parts = append(parts, nil)
 		}

@@ -181,6 +181,40 @@ func TestTreePartsAreClean(t *testing.T) {
 	}
 }
 
+// A rank at the root with two children: its leaf edge is its first
+// child's, which leafless takes off every path from it. Rank 0 hangs
+// 1 us from switch a (ranks 1-4) and 5 us from switch b, under which
+// switches b1 (ranks 5, 6) and b2 (ranks 7, 8) hang 4.5 us away.
+// Leafless, b's ranks are 9 us apart across b1 and b2 but 8.5 us from
+// rank 0 (5 + 4.5 less rank 0's 1 us): b is not clean, b1 and b2 are. A
+// bound that took the 1 us off a's edge alone would put rank 0 9.5 us
+// away and call b clean.
+func TestTreePartsRootWithTwoChildren(t *testing.T) {
+	rank := []int{0, -1, -1, 1, 2, 3, 4, -1, -1, 5, 6, 7, 8}
+	parent := []int{-1, 0, 0, 1, 1, 1, 1, 2, 2, 7, 7, 8, 8}
+	up := []float64{0, 1e-6, 5e-6, 1e-7, 1.1e-7, 1.2e-7, 1.3e-7, 4.5e-6, 4.5e-6, 1e-7, 1.1e-7, 1.2e-7, 1.3e-7}
+	tr, err := infer.TreeOf(rank, parent, up)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := newTreeDistance(tr, 9, nil).leafless()
+	m := matrixOf(tr, 9, nil, true)
+	if got := m.At(0, 5); math.Abs(got-8.5e-6) > 1e-15 {
+		t.Fatalf("leafless 0-5 is %v, want 8.5 us", got)
+	}
+	parts := d.parts(8)
+	for _, p := range parts {
+		if len(p) > 1 && !clean(m, p) {
+			t.Fatalf("part %v is not clean", p)
+		}
+	}
+	for _, want := range [][]int{{5, 6}, {7, 8}} {
+		if !slices.ContainsFunc(parts, func(p []int) bool { return slices.Equal(p, want) }) {
+			t.Fatalf("parts %v, want %v as one", parts, want)
+		}
+	}
+}
+
 // Average linkage by the tree's parts cuts the same levels as on the
 // whole matrix, with the same heights to rounding. Every tree has some
 // jitter: where distances tie (hosts of one switch on an exact tree),

@@ -33,8 +33,11 @@ func AverageLinkageParts(n int, parts [][]int, within func(p int) *Matrix, betwe
 	if err := checkParts(n, parts); err != nil {
 		return nil, err
 	}
-	if between == nil || between.N != len(parts) || len(between.Data) != between.N*between.N {
+	if between == nil || between.N != len(parts) {
 		return nil, fmt.Errorf("cluster: the matrix between %d parts is malformed", len(parts))
+	}
+	if err := between.Validate(); err != nil {
+		return nil, fmt.Errorf("cluster: between parts: %w", err)
 	}
 	den := &Dendrogram{N: n}
 	if n < 2 {
@@ -61,9 +64,6 @@ func AverageLinkageParts(n int, parts [][]int, within func(p int) *Matrix, betwe
 		for _, x := range ms {
 			raw = append(raw, Merge{A: pts[x.A], B: pts[x.B], Height: x.Height})
 		}
-	}
-	if err := between.Validate(); err != nil {
-		return nil, fmt.Errorf("cluster: between parts: %w", err)
 	}
 	ms, err := nnChainMerges(between, AverageLinkage, sizes)
 	if err != nil {
@@ -116,17 +116,18 @@ func PartMeans(d Distances, parts [][]int) (*Matrix, error) {
 			of[i] = p
 		}
 	}
+	// The sums land on either side of the diagonal as the pairs come;
+	// each cell pair is read once and replaced by the mean.
 	k := len(parts)
-	sum := NewMatrix(k)
+	out := NewMatrix(k)
 	d.EachPair(func(i, j int, v float64) {
 		if a, b := of[i], of[j]; a != b {
-			sum.Data[a*k+b] += v
+			out.Data[a*k+b] += v
 		}
 	})
-	out := NewMatrix(k)
 	for a := 0; a < k; a++ {
 		for b := a + 1; b < k; b++ {
-			out.Set(a, b, (sum.Data[a*k+b]+sum.Data[b*k+a])/(float64(len(parts[a]))*float64(len(parts[b]))))
+			out.Set(a, b, (out.Data[a*k+b]+out.Data[b*k+a])/(float64(len(parts[a]))*float64(len(parts[b]))))
 		}
 	}
 	return out, nil

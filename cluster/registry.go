@@ -98,10 +98,17 @@ func (m *Matrix) Sub(points []int) *Matrix {
 	if m == nil {
 		return nil
 	}
+	return SubOf(m, points)
+}
+
+// SubOf is the matrix of d's listed points, in that order (point k of the
+// result is points[k]): a part of a distance that is not a matrix, as a
+// matrix of the part's size only.
+func SubOf(d Distances, points []int) *Matrix {
 	s := NewMatrix(len(points))
 	for a, i := range points {
 		for b, j := range points {
-			s.Data[a*s.N+b] = m.At(i, j)
+			s.Data[a*s.N+b] = d.At(i, j)
 		}
 	}
 	return s

@@ -305,14 +305,6 @@ func averageLinkage(d *treeDistance, denseUpTo int) (*cluster.Dendrogram, error)
 	if err != nil {
 		return nil, err
 	}
-	within := func(p int) *cluster.Matrix {
-		m := cluster.NewMatrix(len(parts[p]))
-		for a, i := range parts[p] {
-			for b := a + 1; b < len(parts[p]); b++ {
-				m.Set(a, b, d.At(i, parts[p][b]))
-			}
-		}
-		return m
-	}
+	within := func(p int) *cluster.Matrix { return cluster.SubOf(d, parts[p]) }
 	return cluster.AverageLinkageParts(d.n, parts, within, between)
 }

@@ -23,6 +23,14 @@
 # Prints one Markdown table, one row per round plus the medians over the
 # rounds, and keeps every raw file in $WORK (TABLE=1 WORK=...: the table of
 # an interrupted run's finished rounds).
+#
+# LOOP_REPS (e.g. 2000, more than REPS) adds the cost of a whole repetition,
+# barrier and broadcast (docs/tuning.md, "What the figure measures"): each
+# round runs netaware and Open MPI's default again with LOOP_REPS
+# repetitions, and the difference of the two runs' wall times over
+# LOOP_REPS - REPS is the cost per repetition (netaware's divided by its
+# number of series: ALGS=knomial times Open MPI's default schedule alone,
+# with its 'ompi-fixed' copy). A second table has them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/go/bin"
@@ -82,15 +90,40 @@ else
 			END { m = int(k * 0.9); if (m < 1) m = 1; for (i = 1; i <= m; i++) s += t[i]; print label, med, s / m }'
 	}
 
+	# nabench REPS SUFFIX: one 'netaware bench bcast' run.
+	nabench() {
+		"$na" emu run "$PREFIX" --timeout 4m -- netaware bench bcast --quiet --json --sizes "$SIZE" \
+			--reps "$1" --warmup "$WARMUP" --algorithms "$ALGS" >"$WORK/r$round-netaware$2.json" 2>"$WORK/r$round-netaware$2.err" ||
+			fail "netaware bench bcast failed: $WORK/r$round-netaware$2.err"
+	}
+	now() { date +%s.%N; }
+	# perrep T0 T1 T2 SERIES: seconds per repetition of one series, from a
+	# run of REPS (T0-T1) and one of LOOP_REPS (T1-T2).
+	perrep() { echo "(($3 - $2) - ($2 - $1)) / ($LOOP_REPS - $REPS) / $4" | bc -l; }
+
 	# round: netaware, then Open MPI's default and FIXED; one line per series
-	# "round label median mean90" (netaware: mean90 only).
+	# "round label median mean90" (netaware: mean90 only); with LOOP_REPS,
+	# "round label seconds-per-repetition" lines in loops.tsv.
 	round() {
 		echo "# $(date -u +%H:%M:%S) load $(uptime | sed 's/.*average: //')" >>"$WORK/rounds.log"
-		"$na" emu run "$PREFIX" --timeout 4m -- netaware bench bcast --quiet --json --sizes "$SIZE" \
-			--reps "$REPS" --warmup "$WARMUP" --algorithms "$ALGS" >"$WORK/r$round-netaware.json" 2>"$WORK/r$round-netaware.err" ||
-			fail "netaware bench bcast failed: $WORK/r$round-netaware.err"
+		local t0 t1 t2
+		t0=$(now)
+		nabench "$REPS" ""
 		jq -r --arg r "$round" '.series[] | "\($r) na:\(.label) - \(.mean_s[0])"' "$WORK/r$round-netaware.json" >>"$WORK/rounds.tsv"
+		if [ -n "${LOOP_REPS:-}" ]; then
+			t1=$(now)
+			nabench "$LOOP_REPS" -loop
+			t2=$(now)
+			echo "$round netaware $(perrep "$t0" "$t1" "$t2" "$(jq '.series | length' "$WORK/r$round-netaware.json")")" >>"$WORK/loops.tsv"
+		fi
+		t0=$(now)
 		ompi default | sed "s/^/$round ompi:/" >>"$WORK/rounds.tsv"
+		if [ -n "${LOOP_REPS:-}" ]; then
+			t1=$(now)
+			REPS=$LOOP_REPS ompi default-loop >/dev/null
+			t2=$(now)
+			echo "$round ompi-default $(perrep "$t0" "$t1" "$t2" 1)" >>"$WORK/loops.tsv"
+		fi
 		local f alg seg
 		for f in ${FIXED:-}; do
 			IFS=- read -r alg seg <<<"$f"
@@ -100,6 +133,9 @@ else
 	}
 
 	: >"$WORK/rounds.tsv"
+	rm -f "$WORK/loops.tsv"
+	[ -z "${LOOP_REPS:-}" ] || [ "$LOOP_REPS" -gt "$REPS" ] || fail "LOOP_REPS ($LOOP_REPS) must exceed REPS ($REPS)"
+	[ -z "${LOOP_REPS:-}" ] || command -v bc >/dev/null || fail "LOOP_REPS needs bc"
 	for ((round = 1; round <= ROUNDS; round++)); do
 		if [ -n "${LOCK:-}" ]; then
 			{
@@ -140,5 +176,14 @@ fi
 		}
 		printf "| median | | | | %.2f | %s |\n", med(a, k), (1 in fb) ? sprintf("%.2f", med(b, k)) : "-"
 	}' "$WORK/rounds.tsv"
+	if [ -f "$WORK/loops.tsv" ]; then
+		echo
+		echo "Barrier + broadcast, cost per repetition:"
+		echo
+		echo "| round | netaware | Open MPI default | netaware / Open MPI |"
+		echo "|---|---|---|---|"
+		awk '$2 == "netaware" { n[$1] = $3 } $2 == "ompi-default" { o[$1] = $3 }
+			END { for (r = 1; r in n; r++) printf "| %d | %.0f us | %.0f us | %.2f |\n", r, n[r] * 1e6, o[r] * 1e6, n[r] / o[r] }' "$WORK/loops.tsv"
+	fi
 } | tee "$WORK/table.md"
 echo "files in $WORK" >&2

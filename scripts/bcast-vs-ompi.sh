@@ -107,19 +107,23 @@ else
 	round() {
 		echo "# $(date -u +%H:%M:%S) load $(uptime | sed 's/.*average: //')" >>"$WORK/rounds.log"
 		local t0 t1 t2
+		# Only the runs themselves between the time stamps: anything else in
+		# the first window would come off the cost per repetition.
 		t0=$(now)
 		nabench "$REPS" ""
-		jq -r --arg r "$round" '.series[] | "\($r) na:\(.label) - \(.mean_s[0])"' "$WORK/r$round-netaware.json" >>"$WORK/rounds.tsv"
+		t1=$(now)
 		if [ -n "${LOOP_REPS:-}" ]; then
-			t1=$(now)
 			nabench "$LOOP_REPS" -loop
 			t2=$(now)
 			echo "$round netaware $(perrep "$t0" "$t1" "$t2" "$(jq '.series | length' "$WORK/r$round-netaware.json")")" >>"$WORK/loops.tsv"
 		fi
+		jq -r --arg r "$round" '.series[] | "\($r) na:\(.label) - \(.mean_s[0])"' "$WORK/r$round-netaware.json" >>"$WORK/rounds.tsv"
+		# ompi's own parsing of its output runs inside both windows alike.
 		t0=$(now)
-		ompi default | sed "s/^/$round ompi:/" >>"$WORK/rounds.tsv"
+		ompi default >"$WORK/r$round-ompi-default.line"
+		t1=$(now)
+		sed "s/^/$round ompi:/" "$WORK/r$round-ompi-default.line" >>"$WORK/rounds.tsv"
 		if [ -n "${LOOP_REPS:-}" ]; then
-			t1=$(now)
 			REPS=$LOOP_REPS ompi default-loop >/dev/null
 			t2=$(now)
 			echo "$round ompi-default $(perrep "$t0" "$t1" "$t2" 1)" >>"$WORK/loops.tsv"

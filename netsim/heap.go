@@ -1,88 +1,107 @@
 package netsim
 
-// eventHeap orders flows by (time of their next event, id), so that events
-// at equal times come out in start order whatever the heap's history.
-type eventHeap []*Flow
+// eventHeap orders flow slots by (time of their next event, flow id), so
+// that events at equal times come out in start order whatever the heap's
+// history. An entry carries its keys (a copy of the slot's event time), so
+// that comparisons read nothing else.
+type eventHeap struct {
+	h []evEntry
+	s *slots
+}
 
-func (h eventHeap) less(i, j int) bool {
-	a, b := h[i], h[j]
-	if a.event != b.event {
-		return a.event < b.event
+type evEntry struct {
+	t    float64
+	id   int64
+	slot int32
+}
+
+func (a evEntry) less(b evEntry) bool {
+	if a.t != b.t {
+		return a.t < b.t
 	}
 	return a.id < b.id
 }
 
-func (h eventHeap) swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].hidx = i
-	h[j].hidx = j
+// top is the slot with the earliest event and its time.
+func (e *eventHeap) top() (int32, float64) { return e.h[0].slot, e.h[0].t }
+
+func (e *eventHeap) push(x int32) {
+	e.h = append(e.h, evEntry{e.s.st[x].event, e.s.id[x], x})
+	e.up(len(e.h) - 1)
 }
 
-func (h *eventHeap) push(f *Flow) {
-	f.hidx = len(*h)
-	*h = append(*h, f)
-	h.up(f.hidx)
-}
-
-func (h *eventHeap) pop() *Flow {
-	old := *h
-	f := old[0]
-	last := len(old) - 1
-	old.swap(0, last)
-	old[last] = nil
-	*h = old[:last]
+func (e *eventHeap) pop() int32 {
+	x := e.h[0].slot
+	last := len(e.h) - 1
+	e.h[0] = e.h[last]
+	e.h = e.h[:last]
 	if last > 0 {
-		h.down(0)
+		e.down(0)
 	}
-	f.hidx = -1
-	return f
+	e.s.hidx[x] = -1
+	return x
 }
 
-// fix restores the order after f's event time changed.
-func (h *eventHeap) fix(f *Flow) {
-	if f.hidx < 0 {
-		h.push(f)
+// fix restores the order after x's event time changed.
+func (e *eventHeap) fix(x int32) {
+	i := int(e.s.hidx[x])
+	if i < 0 {
+		e.push(x)
 		return
 	}
-	if !h.down(f.hidx) {
-		h.up(f.hidx)
+	e.h[i].t = e.s.st[x].event
+	if !e.down(i) {
+		e.up(i)
 	}
 }
 
-func (h eventHeap) up(i int) {
+func (e *eventHeap) up(i int) {
+	h, hidx := e.h, e.s.hidx
+	x := h[i]
 	for i > 0 {
 		p := (i - 1) / 2
-		if !h.less(i, p) {
+		if !x.less(h[p]) {
 			break
 		}
-		h.swap(i, p)
+		h[i] = h[p]
+		hidx[h[i].slot] = int32(i)
 		i = p
 	}
+	h[i] = x
+	hidx[x.slot] = int32(i)
 }
 
-func (h eventHeap) down(i0 int) bool {
+func (e *eventHeap) down(i0 int) bool {
+	h, hidx := e.h, e.s.hidx
 	i := i0
 	n := len(h)
+	x := h[i]
 	for {
 		l := 2*i + 1
 		if l >= n {
 			break
 		}
 		j := l
-		if r := l + 1; r < n && h.less(r, l) {
+		if r := l + 1; r < n && h[r].less(h[l]) {
 			j = r
 		}
-		if !h.less(j, i) {
+		if !h[j].less(x) {
 			break
 		}
-		h.swap(i, j)
+		h[i] = h[j]
+		hidx[h[i].slot] = int32(i)
 		i = j
 	}
+	h[i] = x
+	hidx[x.slot] = int32(i)
 	return i > i0
 }
 
 // resHeap is a min-heap of (share, resource) entries for the progressive
-// filling, ties broken by resource index.
+// filling, ties broken by resource index. It is 4-ary: pops outnumber
+// pushes, and a shallower heap costs fewer mispredicted comparisons per
+// pop. (The pop order is fixed by the total order on entries, not by the
+// heap's shape.)
 type resHeap struct{ items []resEntry }
 
 type resEntry struct {
@@ -101,19 +120,24 @@ func (h *resHeap) push(key float64, r int32) {
 	h.items = append(h.items, resEntry{key, r})
 	s := h.items
 	i := len(s) - 1
+	x := s[i]
 	for i > 0 {
-		p := (i - 1) / 2
-		if !s[i].less(s[p]) {
+		p := (i - 1) / 4
+		if !x.less(s[p]) {
 			break
 		}
-		s[i], s[p] = s[p], s[i]
+		s[i] = s[p]
 		i = p
 	}
+	s[i] = x
 }
 
 // init orders items into a heap in linear time.
 func (h *resHeap) init() {
-	for i := len(h.items)/2 - 1; i >= 0; i-- {
+	if len(h.items) < 2 {
+		return
+	}
+	for i := (len(h.items) - 2) / 4; i >= 0; i-- {
 		h.down(i)
 	}
 }
@@ -124,25 +148,38 @@ func (h *resHeap) pop() (float64, int32) {
 	last := len(s) - 1
 	s[0] = s[last]
 	h.items = s[:last]
-	h.down(0)
+	if last > 0 {
+		h.down(0)
+	}
 	return top.key, top.r
+}
+
+// rekeyTop gives the top entry a new key (a smaller one keeps it on top).
+func (h *resHeap) rekeyTop(key float64) {
+	h.items[0].key = key
+	h.down(0)
 }
 
 func (h *resHeap) down(i int) {
 	s := h.items
+	n := len(s)
+	x := s[i]
 	for {
-		l := 2*i + 1
-		if l >= len(s) {
+		c := 4*i + 1
+		if c >= n {
 			break
 		}
-		j := l
-		if r := l + 1; r < len(s) && s[r].less(s[l]) {
-			j = r
+		j := c
+		for k := c + 1; k < c+4 && k < n; k++ {
+			if s[k].less(s[j]) {
+				j = k
+			}
 		}
-		if !s[j].less(s[i]) {
+		if !s[j].less(x) {
 			break
 		}
-		s[i], s[j] = s[j], s[i]
+		s[i] = s[j]
 		i = j
 	}
+	s[i] = x
 }

@@ -432,8 +432,8 @@ func TestRateChangesCountsChangedRates(t *testing.T) {
 	activateAll(t, n, a, b)
 	before := n.Stats()
 	untilDone(n, b)
-	if got := n.Stats().RateChanges - before.RateChanges; got != 1 || a.rate != 10 {
-		t.Fatalf("b's end: %d rate changes, a at %v B/s; want 1 and 10", got, a.rate)
+	if got := n.Stats().RateChanges - before.RateChanges; got != 1 || a.Rate() != 10 {
+		t.Fatalf("b's end: %d rate changes, a at %v B/s; want 1 and 10", got, a.Rate())
 	}
 
 	n = mustNet(t, Config{Resources: []Resource{{"l0", 10}, {"l1", 20}}})
@@ -444,7 +444,7 @@ func TestRateChangesCountsChangedRates(t *testing.T) {
 	before = n.Stats()
 	untilDone(n, c)
 	after := n.Stats()
-	if got := after.RateChanges - before.RateChanges; got != 0 || after.Solves == before.Solves || a.rate != 5 || b.rate != 5 {
-		t.Fatalf("c's end: %d rate changes in %d solves, a %v b %v; want 0 in at least one, 5 and 5", got, after.Solves-before.Solves, a.rate, b.rate)
+	if got := after.RateChanges - before.RateChanges; got != 0 || after.Solves == before.Solves || a.Rate() != 5 || b.Rate() != 5 {
+		t.Fatalf("c's end: %d rate changes in %d solves, a %v b %v; want 0 in at least one, 5 and 5", got, after.Solves-before.Solves, a.Rate(), b.Rate())
 	}
 }

@@ -12,8 +12,8 @@
 //
 // Rates are recomputed only for the connected component of flows that share
 // resources with a change (SimGrid's selective update), completion times sit
-// in a heap, and a flow's remaining bytes are advanced lazily, only when its
-// rate changes. Everything is deterministic: no map iteration, no wall clock,
+// in a heap, and a flow's remaining bytes are advanced only when its
+// component is solved again. Everything is deterministic: no map iteration, no wall clock,
 // and noise comes from a generator seeded by the caller.
 package netsim
 
@@ -127,24 +127,14 @@ const (
 
 // Flow is a transfer in the network. Its methods are read-only views.
 type Flow struct {
-	// What every solve reads and writes comes first, in two cache lines.
-	mark      uint32 // component search epoch
-	fixed     bool   // solver scratch
-	state     flowState
-	penalty   float64 // sharing penalty: the solver gives rate = share / penalty
-	bound     float64 // upper bound on the rate; 0 = none
-	remaining float64 // bytes left at lastUpdate
-	rate      float64
-	last      float64 // time remaining was last settled
-	event     float64 // time of the pending event (latency end or completion)
-	hidx      int     // index in the event heap, -1 if absent
-	id        int64
+	n     *Network
+	slot  int32 // solver state in n.s while the flow is not done
+	state flowState
+	id    int64
 
-	// Elements: one per distinct resource, with the weight consumed per
-	// unit of rate and the flow's position in that resource's element list.
-	res []int32
-	w   []float64
-	pos []int32
+	penalty float64 // sharing penalty: the solver gives rate = share / penalty
+	bound   float64 // upper bound on the rate; 0 = none
+	doneAt  float64 // the time of the flow's last event, once done
 
 	factor float64 // bandwidth jitter: capacity consumed per byte
 	start  float64
@@ -169,48 +159,40 @@ func (f *Flow) Rate() float64 {
 	if f.state != stateActive {
 		return 0
 	}
-	return f.rate
+	return f.n.s.st[f.slot].rate
 }
 
-// EventTime is the time of the flow's next event (latency end or completion).
-func (f *Flow) EventTime() float64 { return f.event }
-
-type element struct {
-	f *Flow
-	w float64
-	k int32 // index of this resource in f.res
-}
-
-type resource struct {
-	bps   float64
-	elems []element
-	dirty bool
-
-	// solver scratch
-	remaining, usage float64
-	unfixed          int
-	// minBound is the least bound * penalty of the flows loading the
-	// resource (fixed or not), +Inf if none has a bound: a share below it
-	// needs no search for flows held back by their bound.
-	minBound float64
+// EventTime is the time of the flow's next event (latency end or
+// completion), or of its last one once it is done.
+func (f *Flow) EventTime() float64 {
+	if f.state == stateDone {
+		return f.doneAt
+	}
+	return f.n.s.st[f.slot].event
 }
 
 // Network is the flow-level model. It is not safe for concurrent use.
 type Network struct {
 	cfg    Config
 	res    []resource
+	rs     []scratch
+	s      slots
 	now    float64
 	nextID int64
 	heap   eventHeap
+	bres   []int32   // buildElements' result, reused
+	bw     []float64 // weights of bres
 	noise  *Noise
 
-	dirty []int32 // resources whose flow set changed since the last solve
-	epoch uint32
-	rmark []uint32 // per resource: the component search epoch (apart, to stay in cache)
+	dirty    []int32 // resources whose flow set changed since the last solve
+	nonEmpty int     // resources with entries
+	joined   int     // flows with entries
+	epoch    uint32
+	rmark    []uint32 // per resource: the component search epoch
 
 	// scratch for component search and solving, reused across solves
 	compRes   []int32
-	compFlows []*Flow
+	compFlows []int32   // slots
 	compRates []float64 // the rates of compFlows before the solve
 	sheap     resHeap
 	unfixed   int // flows of the component the solver has not fixed yet
@@ -243,7 +225,9 @@ func New(cfg Config) (*Network, error) {
 	if cfg.Weighting != MaxMin && cfg.Weighting != RTTWeighted {
 		return nil, fmt.Errorf("netsim: unknown weighting %d", int(cfg.Weighting))
 	}
-	n := &Network{cfg: cfg, res: make([]resource, len(cfg.Resources)), rmark: make([]uint32, len(cfg.Resources))}
+	nr := len(cfg.Resources)
+	n := &Network{cfg: cfg, res: make([]resource, nr), rmark: make([]uint32, nr),
+		rs: make([]scratch, nr)}
 	for i, r := range cfg.Resources {
 		if !(r.Bps > 0) || math.IsInf(r.Bps, 0) {
 			return nil, fmt.Errorf("netsim: resource %d (%s): capacity %v B/s must be positive and finite", i, r.Name, r.Bps)
@@ -255,6 +239,7 @@ func New(cfg Config) (*Network, error) {
 		return nil, err
 	}
 	n.noise = noise
+	n.heap.s = &n.s
 	return n, nil
 }
 
@@ -299,7 +284,7 @@ func (n *Network) Start(spec FlowSpec) (*Flow, error) {
 			return nil, fmt.Errorf("netsim: reverse resource %d out of range [0,%d)", r, len(n.res))
 		}
 	}
-	f := &Flow{id: n.nextID, spec: spec, remaining: float64(spec.Bytes), start: n.now, last: n.now, hidx: -1}
+	f := &Flow{n: n, id: n.nextID, spec: spec, start: n.now}
 	n.nextID++
 	n.stats.Flows++
 	f.factor = n.noise.BandwidthFactor()
@@ -310,54 +295,69 @@ func (n *Network) Start(spec FlowSpec) (*Flow, error) {
 	if n.cfg.WindowBytes > 0 && spec.LatencyS > 0 {
 		f.bound = float64(n.cfg.WindowBytes) / (2 * spec.LatencyS)
 	}
-	n.buildElements(f)
+	n.buildElements(spec, f.factor)
+	s := &n.s
+	i := s.alloc(f, len(n.bres))
+	f.slot = i
+	s.id[i] = f.id
+	x := &s.st[i]
+	x.penalty = f.penalty
+	x.bound = f.bound
+	x.rem = float64(spec.Bytes)
+	x.last = n.now
+	x.event = n.now + spec.LatencyS
+	el := s.elems(i)
+	for k, r := range n.bres {
+		w := n.bw[k]
+		el[k] = elem{w: w, term: w / f.penalty, r: r}
+		if w > 0 {
+			x.anyW = true
+		}
+	}
 	f.state = stateLatency
-	f.event = n.now + spec.LatencyS
-	n.heap.push(f)
+	n.heap.push(i)
 	return f, nil
 }
 
 // buildElements merges the forward and reverse paths into one weight per
-// distinct resource (a half-duplex link appears in both).
-func (n *Network) buildElements(f *Flow) {
-	size := len(f.spec.Forward)
-	if n.cfg.CrossTraffic > 0 {
-		size += len(f.spec.Reverse)
-	}
-	f.res = make([]int32, 0, size)
-	f.w = make([]float64, 0, size)
+// distinct resource (a half-duplex link appears in both), in n.bres and
+// n.bw.
+func (n *Network) buildElements(spec FlowSpec, factor float64) {
+	n.bres, n.bw = n.bres[:0], n.bw[:0]
 	add := func(r int, w float64) {
-		for k, x := range f.res {
+		for k, x := range n.bres {
 			if int(x) == r {
-				f.w[k] += w
+				n.bw[k] += w
 				return
 			}
 		}
-		f.res = append(f.res, int32(r))
-		f.w = append(f.w, w)
+		n.bres = append(n.bres, int32(r))
+		n.bw = append(n.bw, w)
 	}
-	for _, r := range f.spec.Forward {
-		add(r, f.factor)
+	for _, r := range spec.Forward {
+		add(r, factor)
 	}
 	if ct := n.cfg.CrossTraffic; ct > 0 {
-		for _, r := range f.spec.Reverse {
-			add(r, ct*f.factor)
+		for _, r := range spec.Reverse {
+			add(r, ct*factor)
 		}
 	}
-	f.pos = make([]int32, len(f.res))
 }
 
 // NextTime is the time of the earliest pending event.
 func (n *Network) NextTime() (float64, bool) {
 	n.Flush()
-	if len(n.heap) == 0 || math.IsInf(n.heap[0].event, 1) {
+	if len(n.heap.h) == 0 {
 		return 0, false
 	}
-	return n.heap[0].event, true
+	if _, t := n.heap.top(); !math.IsInf(t, 1) {
+		return t, true
+	}
+	return 0, false
 }
 
 // Pending is the number of flows not yet done.
-func (n *Network) Pending() int { return len(n.heap) }
+func (n *Network) Pending() int { return len(n.heap.h) }
 
 // Step advances the clock to the earliest pending event and delivers every
 // event at that time, in (time, flow id) order. The returned slice is reused
@@ -365,15 +365,15 @@ func (n *Network) Pending() int { return len(n.heap) }
 func (n *Network) Step() []Event {
 	n.Flush()
 	n.out = n.out[:0]
-	if len(n.heap) == 0 || math.IsInf(n.heap[0].event, 1) {
+	t, ok := n.NextTime()
+	if !ok {
 		return n.out
 	}
-	t := n.heap[0].event
 	if t > n.now {
 		n.now = t
 	}
-	for len(n.heap) > 0 && n.heap[0].event <= t {
-		f := n.heap.pop()
+	for len(n.heap.h) > 0 && n.heap.h[0].t <= t {
+		f := n.s.flow[n.heap.pop()]
 		switch f.state {
 		case stateLatency:
 			n.activate(f)
@@ -392,60 +392,84 @@ func (n *Network) Step() []Event {
 
 // activate ends a flow's latency phase: it joins its resources' sharing.
 func (n *Network) activate(f *Flow) {
+	s, i := &n.s, f.slot
+	x := &s.st[i]
 	f.state = stateActive
-	f.last = n.now
-	if f.remaining <= 0 {
-		f.state = stateDone
-		f.rate = 0
+	x.last = n.now
+	if x.rem <= 0 {
+		n.done(f)
 		return
 	}
-	if len(f.res) == 0 {
+	if x.cnt == 0 {
 		// Nothing is shared: only the window bound limits it.
 		if f.bound > 0 {
-			f.rate = f.bound / f.factor
-			f.event = n.now + f.remaining/f.rate
-			n.heap.push(f)
+			x.rate = f.bound / f.factor
+			x.event = n.now + x.rem/x.rate
+			n.heap.push(i)
 		} else {
-			f.rate = math.Inf(1)
-			f.state = stateDone
-			f.remaining = 0
+			n.done(f)
 		}
 		return
 	}
-	for k, r := range f.res {
-		rs := &n.res[r]
-		f.pos[k] = int32(len(rs.elems))
-		rs.elems = append(rs.elems, element{f: f, w: f.w[k], k: int32(k)})
-		n.markDirty(r)
+	ebp := math.Inf(1)
+	if f.bound > 0 {
+		ebp = f.bound * f.penalty
 	}
-	f.rate = 0
-	f.event = math.Inf(1)
-	n.heap.push(f)
+	el := s.elems(i)
+	for k := range el {
+		e := &el[k]
+		rs := &n.res[e.r]
+		if len(rs.ef) == 0 {
+			n.nonEmpty++
+		}
+		e.pos = int32(len(rs.ef))
+		rs.ef = append(rs.ef, i)
+		rs.ew = append(rs.ew, e.w)
+		rs.ex = append(rs.ex, entryX{term: e.term, bp: ebp, k: int32(k)})
+		n.markDirty(e.r)
+	}
+	x.joined = true
+	n.joined++
+	x.rate = 0
+	x.event = math.Inf(1)
+	n.heap.push(i)
 }
 
 // finish removes a completed flow from its resources.
 func (n *Network) finish(f *Flow) {
-	f.state = stateDone
-	f.remaining = 0
-	f.last = n.now
-	for k, r := range f.res {
+	s := &n.s
+	for _, e := range s.elems(f.slot) {
+		r := e.r
 		rs := &n.res[r]
-		i := f.pos[k]
-		last := len(rs.elems) - 1
-		if int(i) != last {
-			moved := rs.elems[last]
-			rs.elems[i] = moved
-			moved.f.pos[moved.k] = i
+		i := e.pos
+		last := int32(len(rs.ef) - 1)
+		if i != last {
+			rs.ef[i], rs.ew[i], rs.ex[i] = rs.ef[last], rs.ew[last], rs.ex[last]
+			s.elems(rs.ef[i])[rs.ex[i].k].pos = i
 		}
-		rs.elems[last] = element{}
-		rs.elems = rs.elems[:last]
+		rs.ef, rs.ew, rs.ex = rs.ef[:last], rs.ew[:last], rs.ex[:last]
+		if last == 0 {
+			n.nonEmpty--
+		}
 		n.markDirty(r)
 	}
+	s.st[f.slot].joined = false
+	n.joined--
+	n.done(f)
+}
+
+// done ends a flow that holds no resource entry: its slot goes back.
+func (n *Network) done(f *Flow) {
+	f.state = stateDone
+	f.doneAt = n.s.st[f.slot].event
+	n.s.release(f.slot)
 }
 
 func (n *Network) markDirty(r int32) {
-	if !n.res[r].dirty {
-		n.res[r].dirty = true
+	rs := &n.res[r]
+	rs.sumOK = false
+	if !rs.dirty {
+		rs.dirty = true
 		n.dirty = append(n.dirty, r)
 	}
 }
@@ -454,10 +478,15 @@ func (n *Network) markDirty(r int32) {
 // since the last solve. NextTime and Step call it; callers need it only to
 // read up-to-date rates.
 //
-// One pass over the component's elements finds the component, settles its
-// flows' remaining bytes at their old rates and sums each resource's usage
-// for the solver (in the order of the resource's elements, as the solver's
-// own pass did, so the sums are the same to the bit).
+// A search over resources and their flows finds the component; once it
+// holds every resource with entries it holds every joined flow, and the
+// rest are taken by slot without visiting their elements (the common case
+// under dense contention). Each flow's remaining bytes are settled at its
+// old rate; each resource starts the filling from the usage summed over its
+// entries (in entry order, kept from earlier solves while the entries did
+// not change, so the sums are the same to the bit). The order in which
+// flows and resources are found changes nothing: the filling pops
+// resources in the total order of (share, index) and settling is per flow.
 func (n *Network) Flush() {
 	if len(n.dirty) == 0 {
 		return
@@ -468,95 +497,129 @@ func (n *Network) Flush() {
 	n.compFlows = n.compFlows[:0]
 	n.compRates = n.compRates[:0]
 	rmark := n.rmark
+	marked := 0 // resources with entries in compRes
 	for _, r := range n.dirty {
 		n.res[r].dirty = false
 		if rmark[r] != ep {
 			rmark[r] = ep
 			n.compRes = append(n.compRes, r)
+			if len(n.res[r].ef) > 0 {
+				marked++
+			}
 		}
 	}
 	n.dirty = n.dirty[:0]
-	h := &n.sheap
-	h.items = h.items[:0]
 	n.unfixed = 0
-	now := n.now
-	// Breadth-first over resources and the flows on them: the union of the
-	// connected components touched by the changes.
-	for i := 0; i < len(n.compRes); i++ {
-		r := n.compRes[i]
-		rs := &n.res[r]
-		usage, unfixed, minBound := 0.0, 0, math.Inf(1)
-		for _, e := range rs.elems {
-			f := e.f
-			if e.w > 0 {
-				usage += e.w / f.penalty
-				unfixed++
-				if f.bound > 0 {
-					minBound = min(minBound, f.bound*f.penalty)
-				}
-			}
-			if f.mark == ep {
+	s := &n.s
+	// Once every resource with entries is in, a flow's elements need no
+	// visit; and when the flows still to take are many, a pass over the
+	// slots is shorter than over the resources' entries.
+	all := marked == n.nonEmpty
+	i := 0
+	for ; i < len(n.compRes) && !all; i++ {
+		for _, j := range n.res[n.compRes[i]].ef {
+			if s.mark[j] == ep {
 				continue
 			}
-			f.mark = ep
-			n.compFlows = append(n.compFlows, f)
-			n.compRates = append(n.compRates, f.rate)
-			for _, r2 := range f.res {
-				if rmark[r2] != ep {
+			n.take(j, ep)
+			for _, e := range s.elems(j) {
+				if r2 := e.r; rmark[r2] != ep {
 					rmark[r2] = ep
 					n.compRes = append(n.compRes, r2)
+					marked++ // j is on it
 				}
 			}
-			// Settle remaining bytes at the old rate before it changes.
-			if dt := now - f.last; dt > 0 && f.rate > 0 {
-				f.remaining -= f.rate * dt
-				if f.remaining < 0 {
-					f.remaining = 0
-				}
+			all = marked == n.nonEmpty
+		}
+	}
+	if left := n.joined - len(n.compFlows); !all || left == 0 {
+		// The search is complete.
+	} else if 2*left >= len(s.st) {
+		for j := range s.st {
+			if s.st[j].joined && s.mark[j] != ep {
+				n.take(int32(j), ep)
 			}
-			f.last = now
-			f.fixed = false
-			f.rate = 0
-			for _, w := range f.w {
-				if w > 0 {
-					n.unfixed++
-					break
+		}
+	} else {
+		for ; i < len(n.compRes); i++ {
+			for _, j := range n.res[n.compRes[i]].ef {
+				if s.mark[j] != ep {
+					n.take(j, ep)
 				}
 			}
 		}
-		rs.remaining = rs.bps
-		rs.usage = usage
-		rs.unfixed = unfixed
-		rs.minBound = minBound
-		if unfixed > 0 {
-			h.items = append(h.items, resEntry{rs.share(), r})
+	}
+	h := &n.sheap
+	h.items = h.items[:0]
+	for _, r := range n.compRes {
+		rs := &n.res[r]
+		if !rs.sumOK {
+			rs.sum()
+		}
+		c := &n.rs[r]
+		*c = scratch{remaining: rs.bps, usage: rs.usage0, minBound: rs.minBound0, unfixed: rs.unfixed0}
+		if rs.unfixed0 > 0 {
+			h.items = append(h.items, resEntry{c.share(), r})
 		}
 	}
 	n.stats.Solves++
 	n.stats.SolvedRes += int64(len(n.compRes))
 	n.stats.SolvedFlow += int64(len(n.compFlows))
 	n.solve()
-	for i, f := range n.compFlows {
-		if f.rate != n.compRates[i] {
+	now := n.now
+	for k, j := range n.compFlows {
+		x := &s.st[j]
+		rate := x.rate
+		if rate != n.compRates[k] {
 			n.stats.RateChanges++
 		}
 		t := math.Inf(1)
-		if f.rate > 0 {
-			t = now + f.remaining/f.rate
+		if rate > 0 {
+			t = now + x.rem/rate
 		}
-		if t != f.event {
-			f.event = t
-			n.heap.fix(f)
+		if t != x.event {
+			x.event = t
+			n.heap.fix(j)
 		}
 	}
 }
 
-// resources lists the distinct resources the flow loads (for tests and
-// tools).
+// take adds flow slot j to the component: its remaining bytes are settled
+// at the old rate before the rate changes.
+func (n *Network) take(j int32, ep uint32) {
+	s := &n.s
+	x := &s.st[j]
+	s.mark[j] = ep
+	n.compFlows = append(n.compFlows, j)
+	n.compRates = append(n.compRates, x.rate)
+	if dt := n.now - x.last; dt > 0 && x.rate > 0 {
+		x.rem -= x.rate * dt
+		if x.rem < 0 {
+			x.rem = 0
+		}
+	}
+	x.last = n.now
+	s.fixed[j] = false
+	x.rate = 0
+	if x.anyW {
+		n.unfixed++
+	}
+}
+
+// resources lists the distinct resources the flow loads, and weights the
+// weight on each, while it is not done (for tests and tools).
 func (f *Flow) resources() []int {
-	out := make([]int, len(f.res))
-	for i, r := range f.res {
-		out[i] = int(r)
+	var out []int
+	for _, e := range f.n.s.elems(f.slot) {
+		out = append(out, int(e.r))
+	}
+	return out
+}
+
+func (f *Flow) weights() []float64 {
+	var out []float64
+	for _, e := range f.n.s.elems(f.slot) {
+		out = append(out, e.w)
 	}
 	return out
 }

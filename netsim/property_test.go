@@ -15,13 +15,14 @@ func checkAllocation(t testing.TB, n *Network) {
 	n.Flush()
 	load := make([]float64, len(n.res))
 	var active []*Flow
-	for _, f := range n.heap {
+	for _, e := range n.heap.h {
+		f := n.s.flow[e.slot]
 		if f.state != stateActive {
 			continue
 		}
 		active = append(active, f)
-		for k, r := range f.res {
-			load[r] += f.w[k] * f.rate
+		for _, e := range n.s.elems(f.slot) {
+			load[e.r] += e.w * f.Rate()
 		}
 	}
 	for r := range n.res {
@@ -30,20 +31,21 @@ func checkAllocation(t testing.TB, n *Network) {
 		}
 	}
 	for _, f := range active {
-		if len(f.res) == 0 {
+		el := n.s.elems(f.slot)
+		if len(el) == 0 {
 			continue
 		}
-		if f.bound > 0 && f.rate >= f.bound*(1-1e-9) {
+		if f.bound > 0 && f.Rate() >= f.bound*(1-1e-9) {
 			continue
 		}
 		bottleneck := false
-		for k, r := range f.res {
-			if f.w[k] > 0 && load[r] >= n.res[r].bps*(1-1e-9) {
+		for _, e := range el {
+			if e.w > 0 && load[e.r] >= n.res[e.r].bps*(1-1e-9) {
 				bottleneck = true
 			}
 		}
 		if !bottleneck {
-			t.Fatalf("flow %d (rate %v) has no full resource and is below its bound %v", f.id, f.rate, f.bound)
+			t.Fatalf("flow %d (rate %v) has no full resource and is below its bound %v", f.id, f.Rate(), f.bound)
 		}
 	}
 }

@@ -198,7 +198,7 @@ func TestIncrementalMatchesFullRecompute(t *testing.T) {
 			f := mustStart(t, n, specs[i])
 			idOf[f.ID()] = i
 			rf := &refFlow{start: starts[i], lat: specs[i].LatencyS, bytes: float64(specs[i].Bytes), rem: float64(specs[i].Bytes),
-				res: f.resources(), w: append([]float64(nil), f.w...), pen: f.penalty, bound: f.bound}
+				res: f.resources(), w: f.weights(), pen: f.penalty, bound: f.bound}
 			ref = append(ref, rf)
 		}
 		for n.Pending() > 0 {

@@ -30,68 +30,74 @@ func (n *Network) solve() {
 		n.solveAlone(n.compFlows[0])
 		return
 	}
+	s, sc := &n.s, n.rs
 	h := &n.sheap
 	h.init()
 	// Fixing flows at the current minimum share never lowers another
 	// resource's share (R/U >= m implies (R - w m/p)/(U - w/p) >= R/U), so
 	// the heap's keys are lower bounds: a popped resource whose share has
 	// grown since it was pushed goes back with its new share, and the heap
-	// is never updated when flows are fixed.
+	// is never updated when flows are fixed. The resource at the top stays
+	// there while it is looked at and is then re-keyed or popped: one sift
+	// instead of a pop and a push (the set of entries, and so the order in
+	// which they come out, is the same).
 	for len(h.items) > 0 && n.unfixed > 0 {
-		key, r := h.pop()
-		rs := &n.res[r]
-		if rs.unfixed == 0 {
+		key, r := h.items[0].key, h.items[0].r
+		c := &sc[r]
+		if c.unfixed == 0 {
+			h.pop()
 			continue
 		}
-		if rs.usage <= 0 {
-			rs.recomputeUsage()
+		rs := &n.res[r]
+		if c.usage <= 0 {
+			n.recomputeUsage(r)
 		}
-		m := rs.share()
+		m := c.share()
 		if m > key {
-			h.push(m, r)
+			h.rekeyTop(m)
 			continue
 		}
 		// Flows whose bound is below their share on this resource take
 		// their bound first, the smallest bound first.
 		minBound := -1.0
-		if m > rs.minBound { // else no flow here has bound * penalty < m
-			for _, e := range rs.elems {
-				f := e.f
-				if f.fixed || e.w <= 0 || f.bound <= 0 {
+		if m > c.minBound { // else no flow here has bound * penalty < m
+			for i, j := range rs.ef {
+				if s.fixed[j] || rs.ew[i] <= 0 || s.st[j].bound <= 0 {
 					continue
 				}
-				if b := f.bound * f.penalty; b < m && (minBound < 0 || b < minBound) {
+				if b := rs.ex[i].bp; b < m && (minBound < 0 || b < minBound) {
 					minBound = b
 				}
 			}
 		}
 		if minBound < 0 {
-			for i := 0; i < len(rs.elems); i++ {
-				e := rs.elems[i]
-				if !e.f.fixed && e.w > 0 {
-					n.fix(e.f, m/e.f.penalty)
+			for i, j := range rs.ef {
+				if !s.fixed[j] && rs.ew[i] > 0 {
+					n.fix(j, m/s.st[j].penalty)
 				}
 			}
+			h.pop()
 			continue
 		}
-		for i := 0; i < len(rs.elems); i++ {
-			f := rs.elems[i].f
-			if !f.fixed && rs.elems[i].w > 0 && f.bound > 0 && f.bound*f.penalty <= minBound*(1+relEps) {
-				n.fix(f, f.bound)
+		for i, j := range rs.ef {
+			if !s.fixed[j] && rs.ew[i] > 0 && s.st[j].bound > 0 && rs.ex[i].bp <= minBound*(1+relEps) {
+				n.fix(j, s.st[j].bound)
 			}
 		}
-		if rs.unfixed > 0 {
-			h.push(rs.share(), r)
+		if c.unfixed > 0 {
+			h.rekeyTop(c.share())
+		} else {
+			h.pop()
 		}
 	}
 	// A flow left unfixed would mean all its resources went full through
 	// rounding; give it what its tightest resource has left.
-	for _, f := range n.compFlows {
-		if !f.fixed {
+	for _, j := range n.compFlows {
+		if !s.fixed[j] {
 			best := -1.0
-			for k, r := range f.res {
-				if f.w[k] > 0 {
-					v := max(0, n.res[r].remaining) / f.w[k]
+			for _, e := range s.elems(j) {
+				if w := e.w; w > 0 {
+					v := max(0, sc[e.r].remaining) / w
 					if best < 0 || v < best {
 						best = v
 					}
@@ -100,64 +106,58 @@ func (n *Network) solve() {
 			if best < 0 {
 				best = 0
 			}
-			f.rate = best
-			f.fixed = true
+			s.st[j].rate = best
+			s.fixed[j] = true
 		}
 	}
 }
 
 // solveAlone is the progressive filling of a component with one flow: its
 // tightest resource (capacity over weight) or its bound.
-func (n *Network) solveAlone(f *Flow) {
+func (n *Network) solveAlone(j int32) {
+	s := &n.s
 	rate := math.Inf(1)
-	for k, r := range f.res {
-		if f.w[k] > 0 {
-			rate = math.Min(rate, n.res[r].bps/f.w[k])
+	for _, e := range s.elems(j) {
+		if w := e.w; w > 0 {
+			rate = math.Min(rate, n.res[e.r].bps/w)
 		}
 	}
-	if f.bound > 0 && f.bound < rate {
-		rate = f.bound
+	if b := s.st[j].bound; b > 0 && b < rate {
+		rate = b
 	}
 	if math.IsInf(rate, 1) {
 		rate = 0
 	}
-	f.rate = rate
-	f.fixed = true
+	s.st[j].rate = rate
+	s.fixed[j] = true
 }
 
 // fix sets a flow's rate and removes it from the usage of its resources.
-func (n *Network) fix(f *Flow, rate float64) {
-	f.fixed = true
-	f.rate = rate
+func (n *Network) fix(j int32, rate float64) {
+	s, sc := &n.s, n.rs
+	s.fixed[j] = true
+	s.st[j].rate = rate
 	n.unfixed--
-	for k, r := range f.res {
-		w := f.w[k]
-		if w <= 0 {
+	for _, e := range s.elems(j) {
+		if e.w <= 0 {
 			continue
 		}
-		rs := &n.res[r]
-		rs.remaining -= w * rate
-		rs.usage -= w / f.penalty
-		rs.unfixed--
+		c := &sc[e.r]
+		c.remaining -= e.w * rate
+		c.usage -= e.term
+		c.unfixed--
 	}
 }
 
-// recomputeUsage rebuilds the usage sum from the unfixed flows, when
-// cancellation in the running sum left it non-positive.
-func (rs *resource) recomputeUsage() {
-	rs.usage = 0
-	for _, e := range rs.elems {
-		if !e.f.fixed && e.w > 0 {
-			rs.usage += e.w / e.f.penalty
+// recomputeUsage rebuilds a resource's usage sum from its unfixed flows,
+// when cancellation in the running sum left it non-positive.
+func (n *Network) recomputeUsage(r int32) {
+	rs := &n.res[r]
+	u := 0.0
+	for i, j := range rs.ef {
+		if !n.s.fixed[j] && rs.ew[i] > 0 {
+			u += rs.ex[i].term
 		}
 	}
-}
-
-// share is the rate per unit of 1/penalty the resource can still give its
-// unfixed flows: the key of the solver heap.
-func (rs *resource) share() float64 {
-	if rs.remaining <= 0 {
-		return 0
-	}
-	return rs.remaining / rs.usage
+	n.rs[r].usage = u
 }

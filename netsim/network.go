@@ -309,7 +309,7 @@ func (n *Network) Start(spec FlowSpec) (*Flow, error) {
 	el := s.elems(i)
 	for k, r := range n.bres {
 		w := n.bw[k]
-		el[k] = elem{w: w, term: w / f.penalty, r: r}
+		el[k] = elem{w: w, r: r}
 		if w > 0 {
 			x.anyW = true
 		}
@@ -425,7 +425,7 @@ func (n *Network) activate(f *Flow) {
 		e.pos = int32(len(rs.ef))
 		rs.ef = append(rs.ef, i)
 		rs.ew = append(rs.ew, e.w)
-		rs.ex = append(rs.ex, entryX{term: e.term, bp: ebp, k: int32(k)})
+		rs.ex = append(rs.ex, entryX{term: e.w / f.penalty, bp: ebp, k: int32(k)})
 		n.markDirty(e.r)
 	}
 	x.joined = true

@@ -136,7 +136,8 @@ func (n *Network) solveAlone(j int32) {
 func (n *Network) fix(j int32, rate float64) {
 	s, sc := &n.s, n.rs
 	s.fixed[j] = true
-	s.st[j].rate = rate
+	x := &s.st[j]
+	x.rate = rate
 	n.unfixed--
 	for _, e := range s.elems(j) {
 		if e.w <= 0 {
@@ -144,7 +145,7 @@ func (n *Network) fix(j int32, rate float64) {
 		}
 		c := &sc[e.r]
 		c.remaining -= e.w * rate
-		c.usage -= e.term
+		c.usage -= e.w / x.penalty
 		c.unfixed--
 	}
 }

@@ -76,10 +76,9 @@ func (s *slots) release(i int32) {
 // elem is one of a flow's elements, its fields together since the
 // filling reads all three.
 type elem struct {
-	w    float64 // weight consumed per unit of rate
-	term float64 // w / penalty: the flow's term of the resource's usage
-	r    int32
-	pos  int32 // index of the flow's entry in r's entries, while joined
+	w   float64 // weight consumed per unit of rate
+	r   int32
+	pos int32 // index of the flow's entry in r's entries, while joined
 }
 
 // elems is the arena range of slot i's elements.

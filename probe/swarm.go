@@ -11,7 +11,9 @@ import (
 	"netaware/cluster"
 	"netaware/comm"
 	"netaware/dataset"
+	"netaware/metrics"
 	"netaware/swarm"
+	"netaware/topo"
 )
 
 // Swarm tomography (seed 000 Ch. 4): synchronised swarm broadcasts whose
@@ -22,6 +24,33 @@ import (
 // graph (cluster.BandwidthHierarchy), seeded by the probe's seed.
 func SwarmHierarchy(s *dataset.SwarmSection, n, k int) ([]cluster.Labels, error) {
 	return cluster.BandwidthHierarchy(s.Graph(n, k), s.Params.Swarm.Seed+1, cluster.DefaultSplitRatio)
+}
+
+// SwarmTruthCurve scores the hierarchy of the first k iterations, for every
+// k, against true levels (a platform's ground truth): for each true level,
+// the NMI of the found level that matches it best (metrics.Compare). An
+// iteration whose graph gives no level scores nil. It is how the swarm's
+// convergence over iterations is judged on a platform whose truth is known
+// (docs/swarm.md).
+func SwarmTruthCurve(s *dataset.SwarmSection, n int, truth []topo.Level) ([][]metrics.LevelScore, error) {
+	out := make([][]metrics.LevelScore, len(s.Iterations))
+	for k := 1; k <= len(s.Iterations); k++ {
+		h, err := SwarmHierarchy(s, n, k)
+		if err != nil {
+			return nil, err
+		}
+		var found []topo.Level
+		for i, l := range h {
+			found = append(found, topo.Level{Name: fmt.Sprintf("bandwidth-%d", i+1), Groups: cluster.Groups(l)})
+		}
+		if len(found) == 0 {
+			continue
+		}
+		if out[k-1], err = metrics.Compare(found, truth); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // DefaultSwarmParams: 4 MiB broadcasts of 16 KiB fragments, at most 10

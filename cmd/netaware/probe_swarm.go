@@ -11,7 +11,9 @@ import (
 
 	"netaware/comm"
 	"netaware/dataset"
+	"netaware/metrics"
 	"netaware/probe"
+	"netaware/score"
 	"netaware/units"
 )
 
@@ -22,6 +24,8 @@ type swarmProbeOptions struct {
 	size, fragment string
 	outFile        string
 	resume, asJSON bool
+	show           bool
+	truth          string
 	checkpoint     time.Duration
 	params         dataset.SwarmParams
 }
@@ -55,10 +59,14 @@ modularity, Sect. 5.10) and stops once --stable-iterations successive
 iterations found the previous hierarchy with an NMI of at least
 --stable-nmi, or after --iterations. The root moves between iterations
 (Sect. 4.6). Results go to the "swarm" section of --out (other sections are
-kept); --resume continues an interrupted run. See docs/swarm.md.
+kept); --resume continues an interrupted run. --truth scores the hierarchy
+of iterations 1..k, for every k, against a platform's ground truth (NMI of
+the best-matching level per true level); --show prints --out's swarm
+section without running anything. See docs/swarm.md.
 
 Examples:
   netaware probe swarm --platform bordeaux-2013 --size 2MiB --iterations 2 --out swarm.json
+  netaware probe swarm --show --out swarm.json --truth bordeaux-2013
   netaware launch -n 8 -- netaware probe swarm --size 8MiB --out swarm.json`,
 		Args: cobra.NoArgs,
 		RunE: runOptions(o),
@@ -82,7 +90,9 @@ Examples:
 	f.StringVar(&p.Weight, "weight", p.Weight, "edge weight clustered: rate (fragments per second of waiting) or fragments (Eq. 4.2)")
 	f.StringVar(&o.outFile, "out", o.outFile, "dataset file to write (other probes' sections in it are kept)")
 	f.BoolVar(&o.resume, "resume", false, "continue the interrupted swarm probe of --out")
-	f.BoolVar(&o.asJSON, "json", false, "print the swarm section as JSON instead of a table")
+	f.BoolVar(&o.asJSON, "json", false, "print the swarm section as JSON instead of a table (with --truth: {\"swarm\": section, \"truth\": scores per iteration})")
+	f.BoolVar(&o.show, "show", false, "print the swarm section of --out and run nothing")
+	f.StringVar(&o.truth, "truth", "", "score every iteration's hierarchy against this ground truth: a platform (built-in name or platform.yaml) or a topology.json")
 	f.DurationVar(&o.checkpoint, "checkpoint", o.checkpoint, "rank 0 rewrites --out at most this often")
 	return cmd
 }
@@ -103,6 +113,23 @@ func (o *swarmProbeOptions) validate() error {
 }
 
 func (o *swarmProbeOptions) run(ctx context.Context) error {
+	var truth *score.Truth
+	if o.truth != "" {
+		var err error
+		if truth, err = score.LoadTruth(o.truth); err != nil {
+			return usagef("--truth: %v", err)
+		}
+	}
+	if o.show {
+		ds, err := dataset.Load(o.outFile)
+		if err != nil {
+			return err
+		}
+		if ds.Swarm == nil {
+			return fmt.Errorf("--show: %s holds no swarm probe", o.outFile)
+		}
+		return o.print(ds, worldInfo{Kind: "dataset " + o.outFile}, truth, 0)
+	}
 	p := o.params
 	cf := &campaignFlags{wf: o.world, out: o.outFile, resume: o.resume}
 	var ds *dataset.Dataset
@@ -133,20 +160,81 @@ func (o *swarmProbeOptions) run(ctx context.Context) error {
 	if ds == nil {
 		return nil // not rank 0 of a TCP world
 	}
+	return o.print(ds, info, truth, time.Since(wallStart))
+}
+
+// swarmTruthJSON is --json's output with --truth.
+type swarmTruthJSON struct {
+	Swarm *dataset.SwarmSection `json:"swarm"`
+	// Truth[k-1] scores the hierarchy of iterations 1..k (null: no level).
+	Truth [][]metrics.LevelScore `json:"truth"`
+}
+
+func (o *swarmProbeOptions) print(ds *dataset.Dataset, info worldInfo, truth *score.Truth, wall time.Duration) error {
+	var curve [][]metrics.LevelScore
+	if truth != nil {
+		if truth.Size != ds.World.Size {
+			return usagef("--truth %s has %d ranks, the swarm probe %d", truth.Name, truth.Size, ds.World.Size)
+		}
+		var err error
+		if curve, err = probe.SwarmTruthCurve(ds.Swarm, ds.World.Size, truth.Levels); err != nil {
+			return err
+		}
+	}
 	if o.asJSON {
+		if truth != nil {
+			return probeWriteJSON(o.out, swarmTruthJSON{Swarm: ds.Swarm, Truth: curve})
+		}
 		return probeWriteJSON(o.out, ds.Swarm)
 	}
-	return printSwarm(o.out, ds, info, o.outFile, time.Since(wallStart))
+	if err := printSwarm(o.out, ds, info, o.outFile, wall); err != nil {
+		return err
+	}
+	if truth != nil {
+		return printSwarmTruth(o.out, truth, curve)
+	}
+	return nil
+}
+
+// printSwarmTruth prints one row per iteration k: each true level's NMI
+// with the best-matching level of the hierarchy of iterations 1..k.
+func printSwarmTruth(w io.Writer, truth *score.Truth, curve [][]metrics.LevelScore) error {
+	fmt.Fprintf(w, "against %s (NMI of the best-matching level; hierarchy of iterations 1..k):\n", truth.Name)
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprint(tw, "k\t")
+	for _, l := range truth.Levels {
+		fmt.Fprintf(tw, "%s\t", l.Name)
+	}
+	fmt.Fprintln(tw)
+	for k, sc := range curve {
+		fmt.Fprintf(tw, "%d\t", k+1)
+		for i := range truth.Levels {
+			if sc == nil {
+				fmt.Fprint(tw, "-\t")
+				continue
+			}
+			fmt.Fprintf(tw, "%.3f\t", sc[i].NMI)
+		}
+		fmt.Fprintln(tw)
+	}
+	return tw.Flush()
 }
 
 func printSwarm(w io.Writer, ds *dataset.Dataset, info worldInfo, out string, wall time.Duration) error {
 	s := ds.Swarm
 	state := "stopped at --iterations"
-	if s.Stable {
+	switch {
+	case s.Stable:
 		state = "stable"
+	case !s.Complete:
+		state = "incomplete (--resume continues it)"
 	}
-	fmt.Fprintf(w, "probe swarm: %d iterations of %s on %s (%d ranks), %s; %.3f s on rank 0's clock, %s wall\n",
-		len(s.Iterations), units.FormatSize(int64(s.Params.Bytes)), info.Kind, ds.World.Size, state, s.ClockS, wall.Round(time.Millisecond))
+	fmt.Fprintf(w, "probe swarm: %d iterations of %s on %s (%d ranks), %s; %.3f s on rank 0's clock",
+		len(s.Iterations), units.FormatSize(int64(s.Params.Bytes)), info.Kind, ds.World.Size, state, s.ClockS)
+	if wall > 0 {
+		fmt.Fprintf(w, ", %s wall", wall.Round(time.Millisecond))
+	}
+	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "iteration\troot\ttime\tconnections\tlevels\tNMI with previous\t")
 	for i, it := range s.Iterations {
@@ -170,6 +258,8 @@ func printSwarm(w io.Writer, ds *dataset.Dataset, info worldInfo, out string, wa
 		}
 		fmt.Fprintf(w, "level %d: %d groups\n", i+1, k)
 	}
-	fmt.Fprintf(w, "wrote %s\n", out)
+	if wall > 0 {
+		fmt.Fprintf(w, "wrote %s\n", out)
+	}
 	return nil
 }

@@ -6,9 +6,9 @@ import "math"
 // resource's index rather than in the Flow structs: a solve of the dense
 // pattern visits 4,000 flows and 33,000 flow-resource elements, and
 // reaching each through a pointer to a 200-byte struct cost more than the
-// arithmetic (docs/benchmarks.md, simulator under dense contention). A slot is held from
-// Start until the flow is done, then reused (last freed, first reused, so
-// the layout is as deterministic as the rest).
+// arithmetic (docs/benchmarks.md, simulator under dense contention). A
+// slot is held from Start until the flow is done, then reused (last freed,
+// first reused, so the layout is as deterministic as the rest).
 type slots struct {
 	flow  []*Flow
 	id    []int64
@@ -73,8 +73,8 @@ func (s *slots) release(i int32) {
 	s.free = append(s.free, i)
 }
 
-// elem is one of a flow's elements, its fields together since the
-// filling reads all three.
+// elem is one of a flow's elements: 16 bytes, so that a flow's usual
+// handful fits in one or two cache lines.
 type elem struct {
 	w   float64 // weight consumed per unit of rate
 	r   int32

@@ -168,6 +168,49 @@ func TestBandwidthHierarchyLeavesInsidePairs(t *testing.T) {
 	}
 }
 
+// A host that measured few pairs in its own leaf and many in the sibling
+// (the peer sets' chance, docs/swarm.md, dichev-n1 at full size) belongs
+// with its leaf: its mean rate there is three times the sibling's, though
+// the sum is not. Modularity alone puts it with the sibling.
+func TestBandwidthHierarchySparselyMeasuredHostStaysInItsLeaf(t *testing.T) {
+	var leaf, pair []int
+	for i := 0; i < 128; i++ {
+		leaf, pair = append(leaf, i/16), append(pair, i/32)
+	}
+	for seed := uint64(1); seed <= 3; seed++ {
+		w := blockMatrix(leaf, pair, 2000, 550, 1, 0.2, seed)
+		r := rand.New(rand.NewPCG(seed, 3))
+		for i := 0; i < w.N; i++ {
+			for j := i + 1; j < w.N; j++ {
+				if r.Float64() > 0.6 {
+					w.Set(i, j, 0)
+				}
+			}
+		}
+		// Point 0 (leaf 0) measured 3 pairs of its leaf and all 16 of
+		// the sibling's, nothing else.
+		for j := 1; j < w.N; j++ {
+			w.Set(0, j, 0)
+		}
+		for j := 1; j <= 3; j++ {
+			w.Set(0, j, 2000)
+		}
+		for j := 16; j < 32; j++ {
+			w.Set(0, j, 600)
+		}
+		h, err := BandwidthHierarchy(w, seed, DefaultSplitRatio)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(h) == 0 {
+			t.Fatalf("seed %d: no level", seed)
+		}
+		if v, _ := HierarchyNMI([]Labels{h[0]}, []Labels{Labels(leaf)}); v < 1-1e-12 {
+			t.Errorf("seed %d: finest level has %d groups, NMI %.3f with the leaves (point 0 with %v)", seed, numClusters(h[0]), v, h[0][0])
+		}
+	}
+}
+
 // routerMatrix is a graph of per points on each of len(mean) routers whose
 // pairs weigh mean[a][b] (a and b their routers), with a relative noise.
 func routerMatrix(mean [][]float64, per int, noise float64, seed uint64) *Matrix {

@@ -28,6 +28,26 @@ func blockMatrix(leaf, parent []int, win, mid, lo, noise float64, seed uint64) *
 	return m
 }
 
+// leavesInPairs labels 128 points: 8 leaves of 16, two by two in pairs.
+func leavesInPairs() (leaf, pair []int) {
+	for i := 0; i < 128; i++ {
+		leaf, pair = append(leaf, i/16), append(pair, i/32)
+	}
+	return leaf, pair
+}
+
+// sparsify keeps each pair's weight with probability keep, as a swarm
+// measures only the pairs that happened to exchange fragments.
+func sparsify(w *Matrix, keep float64, r *rand.Rand) {
+	for i := 0; i < w.N; i++ {
+		for j := i + 1; j < w.N; j++ {
+			if r.Float64() > keep {
+				w.Set(i, j, 0)
+			}
+		}
+	}
+}
+
 // Seed 000 Fig. 5.19: four leaves of 8 points, two by two behind slower
 // links, give two levels, the leaves and the pairs.
 func TestBandwidthHierarchyTwoLevels(t *testing.T) {
@@ -131,20 +151,10 @@ func TestMergeSimilarParts(t *testing.T) {
 // leaves (its resolution limit) and Louvain's best partition is the four
 // pairs; partitioning each pair alone finds its two leaves.
 func TestBandwidthHierarchyLeavesInsidePairs(t *testing.T) {
-	var leaf, pair []int
-	for i := 0; i < 128; i++ {
-		leaf, pair = append(leaf, i/16), append(pair, i/32)
-	}
+	leaf, pair := leavesInPairs()
 	for seed := uint64(1); seed <= 3; seed++ {
 		w := blockMatrix(leaf, pair, 4000, 1000, 3, 0.3, seed)
-		r := rand.New(rand.NewPCG(seed, 2))
-		for i := 0; i < w.N; i++ {
-			for j := i + 1; j < w.N; j++ {
-				if r.Float64() > 0.6 {
-					w.Set(i, j, 0)
-				}
-			}
-		}
+		sparsify(w, 0.6, rand.New(rand.NewPCG(seed, 2)))
 		top, _, err := Louvain(w, 1, seed)
 		if err != nil {
 			t.Fatal(err)
@@ -173,20 +183,10 @@ func TestBandwidthHierarchyLeavesInsidePairs(t *testing.T) {
 // with its leaf: its mean rate there is three times the sibling's, though
 // the sum is not. Modularity alone puts it with the sibling.
 func TestBandwidthHierarchySparselyMeasuredHostStaysInItsLeaf(t *testing.T) {
-	var leaf, pair []int
-	for i := 0; i < 128; i++ {
-		leaf, pair = append(leaf, i/16), append(pair, i/32)
-	}
+	leaf, pair := leavesInPairs()
 	for seed := uint64(1); seed <= 3; seed++ {
 		w := blockMatrix(leaf, pair, 2000, 550, 1, 0.2, seed)
-		r := rand.New(rand.NewPCG(seed, 3))
-		for i := 0; i < w.N; i++ {
-			for j := i + 1; j < w.N; j++ {
-				if r.Float64() > 0.6 {
-					w.Set(i, j, 0)
-				}
-			}
-		}
+		sparsify(w, 0.6, rand.New(rand.NewPCG(seed, 3)))
 		// Point 0 (leaf 0) measured 3 pairs of its leaf and all 16 of
 		// the sibling's, nothing else.
 		for j := 1; j < w.N; j++ {

@@ -13,8 +13,8 @@
 // Rates are recomputed only for the connected component of flows that share
 // resources with a change (SimGrid's selective update), completion times sit
 // in a heap, and a flow's remaining bytes are advanced only when its
-// component is solved again. Everything is deterministic: no map iteration, no wall clock,
-// and noise comes from a generator seeded by the caller.
+// component is solved again. Everything is deterministic: no map iteration,
+// no wall clock, and noise comes from a generator seeded by the caller.
 package netsim
 
 import (

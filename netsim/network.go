@@ -363,9 +363,8 @@ func (n *Network) Pending() int { return len(n.heap.h) }
 // event at that time, in (time, flow id) order. The returned slice is reused
 // by the next call.
 func (n *Network) Step() []Event {
-	n.Flush()
 	n.out = n.out[:0]
-	t, ok := n.NextTime()
+	t, ok := n.NextTime() // flushes
 	if !ok {
 		return n.out
 	}
@@ -467,7 +466,6 @@ func (n *Network) done(f *Flow) {
 
 func (n *Network) markDirty(r int32) {
 	rs := &n.res[r]
-	rs.sumOK = false
 	if !rs.dirty {
 		rs.dirty = true
 		n.dirty = append(n.dirty, r)
@@ -500,6 +498,7 @@ func (n *Network) Flush() {
 	marked := 0 // resources with entries in compRes
 	for _, r := range n.dirty {
 		n.res[r].dirty = false
+		n.res[r].sum()
 		if rmark[r] != ep {
 			rmark[r] = ep
 			n.compRes = append(n.compRes, r)
@@ -553,9 +552,6 @@ func (n *Network) Flush() {
 	h.items = h.items[:0]
 	for _, r := range n.compRes {
 		rs := &n.res[r]
-		if !rs.sumOK {
-			rs.sum()
-		}
 		c := &n.rs[r]
 		*c = scratch{remaining: rs.bps, usage: rs.usage0, minBound: rs.minBound0, unfixed: rs.unfixed0}
 		if rs.unfixed0 > 0 {

@@ -90,16 +90,16 @@ func (s *slots) elems(i int32) []elem {
 type resource struct {
 	// What a solve reads of every resource of the component comes first.
 	bps float64
-	// Sums over the entries, kept until the entries change: a solve of a
-	// component starts every resource from them, and most resources of a
-	// large component did not change since the last solve.
+	// Sums over the entries, taken when they change (a changed resource
+	// is dirty, and Flush sums every dirty one): a solve of a component
+	// starts every resource from them, and most resources of a large
+	// component did not change since the last solve.
 	usage0 float64 // sum of the terms of entries with ew > 0, in entry order
 	// minBound0 is the least bound x penalty of those entries, +Inf if
 	// none has a bound: a share below it needs no search for flows held
 	// back by their bound.
 	minBound0 float64
 	unfixed0  int32 // entries with ew > 0
-	sumOK     bool
 	dirty     bool
 
 	// The flows loading the resource, one entry per element, in the order
@@ -127,7 +127,7 @@ func (rs *resource) sum() {
 			minBound = min(minBound, rs.ex[i].bp)
 		}
 	}
-	rs.usage0, rs.unfixed0, rs.minBound0, rs.sumOK = usage, unfixed, minBound, true
+	rs.usage0, rs.unfixed0, rs.minBound0 = usage, unfixed, minBound
 }
 
 // scratch is a resource's state during one filling, apart from the

@@ -1,8 +1,10 @@
 package cluster
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 
 	"netaware/metrics"
 )
@@ -26,8 +28,10 @@ const DefaultSplitRatio = 0.5
 // them; missing edges, weight 0, left out) are merged again, and levels that no longer
 // differ from their neighbours are dropped. Then every group of the finest
 // level is partitioned alone, the same way, while that splits any: a
-// finer level. The whole-set level is left out (a caller adds "all"); a
-// graph without structure gives no level.
+// finer level. Last, a level that joins the finest groups at two bands of
+// closeness far apart is split in two (separateBands). The whole-set
+// level is left out (a caller adds "all"); a graph without structure
+// gives no level.
 func BandwidthHierarchy(w *Matrix, seed uint64, ratio float64) ([]Labels, error) {
 	if err := checkSimilarity(w); err != nil {
 		return nil, err
@@ -96,7 +100,7 @@ func BandwidthHierarchy(w *Matrix, seed uint64, ratio float64) ([]Labels, error)
 		}
 		out = append([]Labels{finer}, out...)
 	}
-	return out, nil
+	return separateBands(w, out, DefaultBandGap), nil
 }
 
 // refine partitions every group of l alone (Louvain, then the parts that
@@ -152,21 +156,7 @@ func mergeSimilar(w *Matrix, l Labels, ratio float64) Labels {
 		best, ba, bb := ratio, -1, -1
 		for a := 0; a < k; a++ {
 			for b := a + 1; b < k; b++ {
-				between := mean(a, b)
-				if math.IsNaN(between) {
-					continue
-				}
-				within := math.Min(mean(a, a), mean(b, b)) // NaN-free when one is
-				if math.IsNaN(within) {
-					within = mean(a, a)
-					if math.IsNaN(within) {
-						within = mean(b, b)
-					}
-				}
-				if math.IsNaN(within) || !(within > 0) {
-					continue
-				}
-				if r := between / within; r > best {
+				if r := closeness(mean, a, b); r > best {
 					best, ba, bb = r, a, b
 				}
 			}
@@ -181,6 +171,24 @@ func mergeSimilar(w *Matrix, l Labels, ratio float64) Labels {
 		}
 		c = Canonical(c)
 	}
+}
+
+// closeness is the mean weight between groups a and b over the smaller of
+// their mean weights within (a group of one point, without weight within,
+// judged by the other's); NaN when either is unmeasured.
+func closeness(mean func(a, b int) float64, a, b int) float64 {
+	between := mean(a, b)
+	within := math.Min(mean(a, a), mean(b, b)) // NaN-free when one is
+	if math.IsNaN(within) {
+		within = mean(a, a)
+		if math.IsNaN(within) {
+			within = mean(b, b)
+		}
+	}
+	if math.IsNaN(between) || math.IsNaN(within) || !(within > 0) {
+		return math.NaN()
+	}
+	return between / within
 }
 
 // mergeWeakSplits merges, within every group of parent, the groups of l
@@ -383,4 +391,125 @@ func minGroup(l Labels) int {
 		m = min(m, k)
 	}
 	return m
+}
+
+// DefaultBandGap is the factor of closeness (see closeness) that separates
+// two levels of a bandwidth hierarchy within one level found by
+// modularity: on dichev-n1 the pairs of leaf routers behind one uplink
+// are 0.09 to 0.25 (sibling leaf over within a leaf), the groups behind
+// the 100 Mbit links 0.0005, a factor of 180 apart, while the joins of
+// one level spread over a factor of 3.
+const DefaultBandGap = 20
+
+// separateBands finds levels that join groups of the finest level at two
+// bands of closeness and splits each into two: a level with the close
+// joins alone, then the level as it was. Louvain over the whole graph
+// stops at different depths in different parts of it (on dichev-n1 it
+// joined two leaf routers behind one uplink and left the other three
+// pairs apart), and the collapse above it then joins the remaining pairs
+// together with the weakly linked groups, so that no level holds the
+// pairs alone (docs/swarm.md). A level between two whose joins are of one
+// band, the earlier one partial, is dropped. levels is finest first; the
+// finest level is kept as it is.
+func separateBands(w *Matrix, levels []Labels, gap float64) []Labels {
+	if len(levels) < 2 {
+		return levels
+	}
+	f := Canonical(levels[0])
+	k := numClusters(f)
+	mean := groupMeans(w, f, k, nil)
+	// group(l)[a] is the group of l holding finest group a.
+	group := func(l Labels) []int {
+		g := make([]int, k)
+		for p, a := range f {
+			g[a] = l[p]
+		}
+		return g
+	}
+	// joined returns the finest groups in sets as fine joins them.
+	joined := func(fine []int) *pointSets {
+		sets := newPointSets(k)
+		first := map[int]int{}
+		for a, g := range fine {
+			if a0, ok := first[g]; ok {
+				sets.union(a0, a)
+			} else {
+				first[g] = a
+			}
+		}
+		return sets
+	}
+	type join struct {
+		a, b int
+		c    float64
+	}
+	// joins returns the closest joins (a maximum spanning forest by
+	// closeness) that make coarse's groups out of fine's.
+	joins := func(fine, coarse []int) []join {
+		var cand []join
+		for a := 0; a < k; a++ {
+			for b := a + 1; b < k; b++ {
+				if coarse[a] != coarse[b] || fine[a] == fine[b] {
+					continue
+				}
+				if c := closeness(mean, a, b); c > 0 {
+					cand = append(cand, join{a, b, c})
+				}
+			}
+		}
+		slices.SortStableFunc(cand, func(x, y join) int { return cmp.Compare(y.c, x.c) })
+		sets := joined(fine)
+		var out []join
+		for _, j := range cand {
+			if sets.union(j.a, j.b) {
+				out = append(out, j)
+			}
+		}
+		return out
+	}
+	spread := func(js ...[]join) float64 {
+		lo, hi := math.Inf(1), 0.0
+		for _, s := range js {
+			for _, j := range s {
+				lo, hi = min(lo, j.c), max(hi, j.c)
+			}
+		}
+		return hi / lo
+	}
+	out := []Labels{levels[0]}
+	var prevJoins []join // the joins that made out's last level
+	for _, l := range levels[1:] {
+		fine, coarse := group(out[len(out)-1]), group(l)
+		js := joins(fine, coarse)
+		// js is sorted closest first; the widest step between neighbours
+		// separates the bands.
+		cut, step := -1, gap
+		for i := 1; i < len(js); i++ {
+			if r := js[i-1].c / js[i].c; r >= step {
+				cut, step = i, r
+			}
+		}
+		if cut > 0 {
+			close := js[:cut]
+			sets := joined(fine)
+			for _, j := range close {
+				sets.union(j.a, j.b)
+			}
+			mid := make(Labels, len(f))
+			for p, a := range f {
+				mid[p] = sets.find(a)
+			}
+			if len(out) > 1 && len(prevJoins) > 0 && spread(prevJoins, close) < gap {
+				// The level below joined part of the same band.
+				out = out[:len(out)-1]
+				close = append(prevJoins, close...)
+			}
+			out = append(out, Canonical(mid))
+			prevJoins = close
+			js = js[cut:]
+		}
+		out = append(out, l)
+		prevJoins = js
+	}
+	return out
 }

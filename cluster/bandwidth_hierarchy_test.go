@@ -311,3 +311,81 @@ func TestBandwidthTreeN2(t *testing.T) {
 		t.Errorf("tree %v, want the edges %v", tree, want)
 	}
 }
+
+// dichev-n1 as the swarm measured it at full size (seed 1, 5 iterations of
+// 4 MiB in 16 KiB; mean fragments per second between the pairs of two
+// leaf routers, R1 to R8; docs/swarm.md): each leaf router's sibling
+// behind one 1 Gbps uplink at 0.09 to 0.25 of the rate within, the other
+// groups behind 100 Mbit links at 1 to 2.
+var n1Measured = [][]float64{
+	{2104, 197, 1, 1, 1, 1, 1, 1},
+	{197, 2191, 1, 1, 1, 1, 1, 1},
+	{1, 1, 2366, 267, 1, 1, 1, 1},
+	{1, 1, 267, 2257, 1, 1, 1, 1},
+	{1, 1, 1, 1, 2615, 435, 1, 1},
+	{1, 1, 1, 1, 435, 2621, 1, 2},
+	{1, 1, 1, 1, 1, 1, 1961, 476},
+	{1, 1, 1, 1, 1, 2, 476, 1917},
+}
+
+// routerLabels gives per points on each router the group of its router.
+func routerLabels(per int, group ...int) Labels {
+	l := make(Labels, per*len(group))
+	for i := range l {
+		l[i] = group[i/per]
+	}
+	return l
+}
+
+// The hierarchy the clustering built from that dataset: Louvain over the
+// whole graph joined R7 and R8 alone, the collapse above joined R1-R2 and
+// R5-R6 together with {R3, R4, R7, R8}, whose groups are 500 times
+// slower between them than within. No level held the four pairs (NMI
+// 0.857 with them). Separated, the joins at 0.09 to 0.25 form a level of
+// their own, and the partial level below it goes.
+func TestSeparateBandsSplitsALevelOfTwoBands(t *testing.T) {
+	const per = 4
+	w := routerMatrix(n1Measured, per, 0.1, 1)
+	leaves := routerLabels(per, 0, 1, 2, 3, 4, 5, 6, 7)
+	pairs := routerLabels(per, 0, 0, 1, 1, 2, 2, 3, 3)
+	mixed := routerLabels(per, 0, 0, 1, 1, 2, 2, 1, 1)
+	h := []Labels{leaves, routerLabels(per, 0, 1, 2, 3, 4, 5, 6, 6), mixed}
+	got := separateBands(w, h, DefaultBandGap)
+	want := []Labels{leaves, pairs, mixed}
+	if len(got) != len(want) {
+		t.Fatalf("%d levels (%v), want %d", len(got), got, len(want))
+	}
+	for i := range want {
+		if v, _ := HierarchyNMI([]Labels{got[i]}, []Labels{want[i]}); v < 1-1e-12 {
+			t.Errorf("level %d: %v, want %v", i, got[i], want[i])
+		}
+	}
+	// A hierarchy whose levels each join one band is left alone.
+	if got := separateBands(w, []Labels{leaves, pairs, mixed}, DefaultBandGap); !reflect.DeepEqual(got, []Labels{leaves, pairs, mixed}) {
+		t.Errorf("banded hierarchy changed: %v", got)
+	}
+}
+
+// The whole clustering on graphs drawn around those means (16 points a
+// router, 30 % noise, 30 % of the pairs measured): without separateBands
+// no level holds the four pairs of leaf routers.
+func TestBandwidthHierarchyFindsThePairsOfLeaves(t *testing.T) {
+	const per = 16
+	pairs := routerLabels(per, 0, 0, 1, 1, 2, 2, 3, 3)
+	for seed := uint64(1); seed <= 4; seed++ {
+		w := routerMatrix(n1Measured, per, 0.3, seed)
+		sparsify(w, 0.3, rand.New(rand.NewPCG(seed, 2)))
+		h, err := BandwidthHierarchy(w, seed, DefaultSplitRatio)
+		if err != nil {
+			t.Fatal(err)
+		}
+		best := 0.0
+		for _, l := range h {
+			v, _ := HierarchyNMI([]Labels{l}, []Labels{pairs})
+			best = max(best, v)
+		}
+		if best < 1-1e-12 {
+			t.Errorf("seed %d: no level is the pairs (best NMI %.3f, %d levels)", seed, best, len(h))
+		}
+	}
+}

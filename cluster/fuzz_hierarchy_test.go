@@ -50,6 +50,21 @@ func FuzzAlgorithmsB(f *testing.F) {
 				t.Fatalf("modularity levels: %v", err)
 			}
 		}
+		if h, err := BandwidthHierarchy(m, 1, p); err == nil {
+			// Finest first, each level a refinement of the next.
+			for i := range h {
+				if len(h[i]) != n {
+					t.Fatalf("bandwidth level %d: %d labels for %d points", i, len(h[i]), n)
+				}
+				for a := 0; i+1 < len(h) && a < n; a++ {
+					for b := 0; b < n; b++ {
+						if h[i][a] == h[i][b] && h[i+1][a] != h[i+1][b] {
+							t.Fatalf("bandwidth level %d is not inside level %d: %v, %v", i, i+1, h[i], h[i+1])
+						}
+					}
+				}
+			}
+		}
 		_, _ = Silhouette(m, make(Labels, n))
 		_, _ = CollapseAveraged(m, make(Labels, n))
 		_, _ = MaximumSpanningTree(m)

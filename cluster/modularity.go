@@ -35,15 +35,28 @@ func checkSimilarity(sim *Matrix) error {
 }
 
 // similarityGraph is the weighted undirected graph of the positive
-// off-diagonal entries; node IDs are point indices.
+// off-diagonal entries; node IDs are point indices. Weights so large or so
+// small that the products of degrees overflow or vanish (gonum's Louvain
+// then finds no community to move a node to, and panics) are divided by
+// the largest: modularity does not depend on the scale.
 func similarityGraph(sim *Matrix) *simple.WeightedUndirectedGraph {
 	g := simple.NewWeightedUndirectedGraph(0, 0)
 	for i := 0; i < sim.N; i++ {
 		g.AddNode(simple.Node(i))
 	}
+	top := 0.0
 	for i := 0; i < sim.N; i++ {
 		for j := i + 1; j < sim.N; j++ {
-			if w := sim.At(i, j); w > 0 {
+			top = max(top, sim.At(i, j))
+		}
+	}
+	scale := 1.0
+	if top*float64(sim.N) > 1e100 || top > 0 && top < 1e-100 {
+		scale = top
+	}
+	for i := 0; i < sim.N; i++ {
+		for j := i + 1; j < sim.N; j++ {
+			if w := sim.At(i, j) / scale; w > 0 {
 				g.SetWeightedEdge(simple.WeightedEdge{F: simple.Node(i), T: simple.Node(j), W: w})
 			}
 		}

@@ -71,6 +71,10 @@
 # with LIBS=none for the tune step, then RESUME=1 LIBS=mpich for MPICH's
 # rounds: two holds per cluster when the lock is contended; the steps
 # are still run as with LOCK).
+# TUNE_WORLD=ompi runs step 2 in the MPI world instead: netaware built with
+# -tags mpi, started by Open MPI's mpirun over the cluster as the benchmark
+# is, 'tune bcast --library' times Open MPI's own MPI_Bcast with each
+# algorithm and segment size forced (bcast only, not with LOCK).
 # COLL=allreduce (default bcast) does the same for MPI_Allreduce: netaware's
 # blind allreduce algorithms live, Open MPI's coll_tuned_allreduce_algorithm
 # 1-6 (segmented ring 5 at 64 and 1024 KiB segments), MPICH's
@@ -175,6 +179,15 @@ if [ "${TABLE:-0}" != 1 ]; then
 	na=$WORK/netaware
 	nice -n 15 go build -o "$na" ./cmd/netaware
 	mpicc.openmpi -O2 -o "$WORK/collbench-ompi" tools/mpibench/collbench.c
+	case ${TUNE_WORLD:-tcp} in
+	tcp) ;;
+	ompi)
+		[ "$COLL" = bcast ] || fail "TUNE_WORLD=ompi times Open MPI's own broadcast: COLL=bcast only"
+		[ -z "${LOCK:-}" ] || fail "TUNE_WORLD=ompi runs the tune step in one piece: not with LOCK"
+		nice -n 15 go build -tags mpi -o "$WORK/netaware-mpi" ./cmd/netaware
+		;;
+	*) fail "TUNE_WORLD=$TUNE_WORLD: want tcp or ompi" ;;
+	esac
 	if [[ " $LIBS " == *" mpich "* ]] && [ "$MPICH_DEVICE" = ch3 ]; then
 		mpichdir=$(scripts/mpich-ch3.sh "${MPICH_CH3:-/var/tmp/netaware-mpich-ch3}")
 		# Its mpicc links with an rpath to its own libmpich.
@@ -190,17 +203,25 @@ if [ "${TABLE:-0}" != 1 ]; then
 fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
+# ompirun TIMEOUT [MCA...] PROGRAM...: Open MPI's mpirun over the cluster,
+# one rank per host, TCP on eth0.
+ompirun() {
+	local timeout=$1
+	shift
+	"$na" emu run "$PREFIX" --host "$first" --timeout "$timeout" -- \
+		mpirun.openmpi --leave-session-attached -n "$n" --host "$hosts" --bind-to none \
+		--mca plm_rsh_agent "$na emu rsh-agent" --mca plm_rsh_no_tree_spawn 1 \
+		--mca btl tcp,self --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 --mca pml ob1 \
+		--mca mpi_yield_when_idle 1 "$@"
+}
+
 # ompi LABEL MCA...: one mpirun over the cluster, every size; appends
 # "ompi LABEL BYTES MEDIAN MEAN" to results.tsv. Ranks yield when idle:
 # the machine has fewer cores than ranks.
 ompi() {
 	local label=$1
 	shift
-	"$na" emu run "$PREFIX" --host "$first" --timeout "${OMPI_TIMEOUT:-$deftimeout}" -- \
-		mpirun.openmpi --leave-session-attached -n "$n" --host "$hosts" --bind-to none \
-		--mca plm_rsh_agent "$na emu rsh-agent" --mca plm_rsh_no_tree_spawn 1 \
-		--mca btl tcp,self --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 --mca pml ob1 \
-		--mca mpi_yield_when_idle 1 "$@" \
+	ompirun "${OMPI_TIMEOUT:-$deftimeout}" "$@" \
 		"$WORK/collbench-ompi" "$COLL" "${OSIZES:-$SIZES}" "$WARMUP" "${OREPS:-$REPS}" >"$dir/ompi-$label${OSIZES:+@$OSIZES}.out" 2>&1 ||
 		echo "tune-proof: Open MPI $label failed (see $dir/ompi-$label${OSIZES:+@$OSIZES}.out); keeping the sizes it finished" >&2
 	result ompi "$label" <"$dir/ompi-$label${OSIZES:+@$OSIZES}.out"
@@ -432,8 +453,14 @@ for cl in $CLUSTERS; do
 			"$na" tune "$COLL" --from "$dir/tuned/bench.json" --out "$dir/tuned" >"$dir/tune-redecide.txt" 2>&1 ||
 				fail "netaware tune $COLL --from failed: $dir/tune-redecide.txt"
 		else
-			echo "   netaware tune $COLL (live)" >&2
-			if [ -z "${LOCK:-}" ]; then
+			echo "   netaware tune $COLL (live, ${TUNE_WORLD:-tcp} world)" >&2
+			if [ "${TUNE_WORLD:-tcp}" = ompi ]; then
+				# Open MPI's own MPI_Bcast, each algorithm forced, timed by
+				# netaware in the MPI world.
+				ompirun 60m "$WORK/netaware-mpi" tune "$COLL" --library --quiet --out "$dir/tuned" --sizes "$SIZES" \
+					--reps "$TUNE_REPS" --warmup 1 --segs 8KiB,32KiB,128KiB --algorithms "$TUNE_ALGS" \
+					>"$dir/tune.txt" 2>&1 || fail "netaware tune $COLL --library failed: $dir/tune.txt"
+			elif [ -z "${LOCK:-}" ]; then
 				"$na" emu run "$PREFIX" --timeout 60m -- netaware tune "$COLL" --quiet --out "$dir/tuned" --sizes "$SIZES" \
 					--reps "$TUNE_REPS" --warmup 1 --segs 8KiB,32KiB,128KiB --algorithms "$TUNE_ALGS" \
 					>"$dir/tune.txt" 2>&1 || fail "netaware tune $COLL failed: $dir/tune.txt"

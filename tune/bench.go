@@ -36,6 +36,13 @@ type BenchConfig struct {
 	// rank count). A size q is measured on a sub-communicator of ranks
 	// 0..q-1, with the topology restricted to them.
 	CommSizes []int
+	// Library times the MPI library's own broadcast with each
+	// algorithm's Open MPI equivalent forced (comm.LibraryBroadcaster: the
+	// MPI world with Open MPI) instead of netaware's schedule of it over
+	// point-to-point messages; the baseline ompi-fixed is then the
+	// library's own choice. Every algorithm must have an Open MPI
+	// equivalent (OMPIEquivalent).
+	Library bool
 	// Progress, if set, is called on rank 0 after each algorithm and
 	// message size (done of total).
 	Progress func(done, total int, a coll.Algorithm, bytes int)
@@ -52,6 +59,9 @@ type Measurement struct {
 	Ranks int `json:"ranks"`
 	// Resolved is the concrete algorithm run (differs for ompi-fixed).
 	Resolved coll.Algorithm `json:"resolved"`
+	// Library names the MPI library whose own implementation was timed
+	// (BenchConfig.Library); empty: netaware's schedule.
+	Library string `json:"library,omitempty"`
 	Bytes    int            `json:"size_bytes"`
 	// TimesS holds the repetitions: per repetition, the longest time any
 	// rank spent from leaving the barrier before it to the end of its
@@ -109,6 +119,19 @@ func Run(ctx context.Context, c comm.Comm, cfg BenchConfig, algs []coll.Algorith
 	p := c.Size()
 	if cfg.Root < 0 || cfg.Root >= p {
 		return nil, fmt.Errorf("tune: root %d outside %d ranks", cfg.Root, p)
+	}
+	if cfg.Library {
+		if cfg.Collective.orBcast() != Bcast {
+			return nil, fmt.Errorf("tune: timing the MPI library's own algorithms is implemented for bcast, not %s", cfg.Collective)
+		}
+		if _, ok := c.(comm.LibraryBroadcaster); !ok {
+			return nil, errors.New("tune: timing the MPI library's own broadcast needs the MPI world with Open MPI (netaware built with -tags mpi, started by mpirun)")
+		}
+		for _, a := range algs {
+			if _, ok := OMPIEquivalent(a); !ok {
+				return nil, fmt.Errorf("tune: %s has no Open MPI equivalent to time in the library", a)
+			}
+		}
 	}
 	sizes := cfg.CommSizes
 	if len(sizes) == 0 {
@@ -218,10 +241,20 @@ func runOne(ctx context.Context, c comm.Comm, cfg BenchConfig, a coll.Algorithm,
 		size := cfg.Collective.Normalize(p, size)
 		r := coll.Resolve(a, p, size, cfg.Decision)
 		ms[i] = Measurement{Collective: cfg.Collective, Algorithm: a, Label: a.String(), Ranks: p, Resolved: r, Bytes: size}
-		s, err := r.BuildEnv(p, cfg.Root, coll.Env{Topo: t, Cost: cfg.Cost, Bytes: size})
 		var run func(context.Context, comm.Comm) error
-		if err == nil {
-			run, err = cfg.Collective.op(c, s, p, size)
+		free := func() {}
+		var err error
+		if cfg.Library {
+			run, free, ms[i].Library, err = libraryBcast(c, a, size, cfg.Root)
+			if err != nil {
+				return ms[:i], fmt.Errorf("%d bytes: %w", size, err)
+			}
+		} else {
+			var s *coll.Schedule
+			s, err = r.BuildEnv(p, cfg.Root, coll.Env{Topo: t, Cost: cfg.Cost, Bytes: size})
+			if err == nil {
+				run, err = cfg.Collective.op(c, s, p, size)
+			}
 		}
 		if err != nil {
 			ms[i].Err = err.Error()
@@ -229,6 +262,7 @@ func runOne(ctx context.Context, c comm.Comm, cfg BenchConfig, a coll.Algorithm,
 			continue
 		}
 		times, err := measure(ctx, c, run, n, w)
+		free()
 		if err != nil {
 			// The sizes finished before are kept.
 			return ms[:i], fmt.Errorf("%d bytes: %w", size, err)
@@ -238,6 +272,29 @@ func runOne(ctx context.Context, c comm.Comm, cfg BenchConfig, a coll.Algorithm,
 		step(size)
 	}
 	return ms, nil
+}
+
+// libraryBcast is the library's own broadcast of size bytes from root
+// with a's Open MPI equivalent forced. The library's call cannot be
+// interrupted: ctx is looked at between calls.
+func libraryBcast(c comm.Comm, a coll.Algorithm, size, root int) (func(context.Context, comm.Comm) error, func(), string, error) {
+	lb, ok := c.(comm.LibraryBroadcaster)
+	if !ok {
+		return nil, nil, "", errors.New("this communicator cannot run the library's own broadcast")
+	}
+	rule, _ := OMPIEquivalent(a)
+	bcast, free, err := lb.LibraryBcast(rule.Alg, rule.SegBytes, rule.FanInOut)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	buf := make([]byte, size)
+	run := func(ctx context.Context, _ comm.Comm) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return bcast(buf, root)
+	}
+	return run, free, lb.LibraryName(), nil
 }
 
 // measure runs W warm-up operations and N timed ones, each after a

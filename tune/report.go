@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -211,8 +212,20 @@ func decideOne(rep *Report, k Collective, q int, ms []Measurement, t *topo.Topol
 		}
 		return t.Levels[l-1].Name
 	}
-	ompiOK := func(a coll.Algorithm) bool { _, ok := OMPIEquivalentFor(k, a, q); return ok }
-	mpichOK := func(a coll.Algorithm) bool { _, _, ok := MPICHEquivalentFor(k, a, q, levelName); return ok }
+	// Times of one library's own implementation (BenchConfig.Library)
+	// say nothing about another's.
+	lib := ""
+	for _, m := range ms {
+		lib = cmp.Or(lib, m.Library)
+	}
+	ompiOK := func(a coll.Algorithm) bool {
+		_, ok := OMPIEquivalentFor(k, a, q)
+		return ok && (lib == "" || lib == "openmpi")
+	}
+	mpichOK := func(a coll.Algorithm) bool {
+		_, _, ok := MPICHEquivalentFor(k, a, q, levelName)
+		return ok && (lib == "" || lib == "mpich")
+	}
 	ompiBest := OMPIPicks(ms, ompiOK)
 	mpichBest := Best(ms, mpichOK)
 	pickAt := func(ps []Pick, n int) *Pick {

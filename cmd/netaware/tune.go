@@ -62,6 +62,7 @@ type collFlags struct {
 	order      string
 	commSizes  string
 	model      string
+	library    bool
 }
 
 func (f *collFlags) register(cmd *cobra.Command, defaultSizes string) {
@@ -76,6 +77,7 @@ func (f *collFlags) register(cmd *cobra.Command, defaultSizes string) {
 	fl.IntVar(&f.warmup, "warmup", 1, "warm-up repetitions W, discarded (seed 003: 50-100 on real machines)")
 	fl.StringVar(&f.model, "model", "", "model.json (per-pair Hockney) for the performance-aware builders model-binomial, prim, traff (bcast)")
 	fl.StringVar(&f.commSizes, "comm-sizes", "", "communicator sizes to tune, ascending, each measured on ranks 0..q-1 (default: all ranks)")
+	fl.BoolVar(&f.library, "library", false, "bcast in the MPI world with Open MPI: time the library's own MPI_Bcast with each algorithm's Open MPI equivalent forced, instead of netaware's schedule of it")
 	fl.IntVar(&f.perHost, "per-host", 0, "simulator: ranks per host (0: the platform's placement)")
 	fl.StringVar(&f.order, "order", "", "simulator: rank placement over hosts: block or cyclic (with --per-host)")
 }
@@ -140,6 +142,9 @@ func (f *collFlags) check() error {
 	}
 	if _, err := parseByteList("segs", f.segs); err != nil {
 		return err
+	}
+	if f.library && f.world.platform != "" {
+		return usagef("--library times the MPI library itself: it needs the MPI world (netaware built with -tags mpi, started by mpirun), not --platform")
 	}
 	if (f.perHost > 0 || f.order != "") && f.world.platform == "" {
 		return usagef("--per-host and --order place the ranks of a simulated platform (--platform)")
@@ -308,6 +313,16 @@ func (f *collFlags) setup(n int, p *platform.Platform, world string, colls []tun
 			// Open MPI's fixed decision is the broadcast's baseline.
 			algs = append([]coll.Algorithm{tune.Baseline}, algs...)
 		}
+		if f.library {
+			if k != tune.Bcast {
+				return nil, usagef("--library: timing the library's own algorithms is implemented for bcast, not %s", k)
+			}
+			// Only what Open MPI can be told to run.
+			algs = slices.DeleteFunc(algs, func(a coll.Algorithm) bool {
+				_, ok := tune.OMPIEquivalent(a)
+				return !ok
+			})
+		}
 		if len(algs) == 0 {
 			continue
 		}
@@ -331,7 +346,7 @@ func (f *collFlags) setup(n int, p *platform.Platform, world string, colls []tun
 }
 
 func (f *collFlags) config(s *collSetup, p collPlan) tune.BenchConfig {
-	cfg := tune.BenchConfig{Collective: p.coll, Topology: s.t, Sizes: p.sizes, Reps: f.reps, Warmup: f.warmup, CommSizes: s.commSizes, Cost: s.cost}
+	cfg := tune.BenchConfig{Collective: p.coll, Topology: s.t, Sizes: p.sizes, Reps: f.reps, Warmup: f.warmup, CommSizes: s.commSizes, Cost: s.cost, Library: f.library}
 	if f.warmup == 0 {
 		cfg.Warmup = -1 // explicit zero: no warm-up
 	}
@@ -473,6 +488,9 @@ func (o *tuneOptions) run(ctx context.Context) error {
 			}
 			fmt.Fprintf(o.info(), "%s: %d ranks; %d algorithm configurations (%s), %d+%d repetitions each\n",
 				s.world, s.ranks, algs, strings.Join(what, ", "), o.flags.warmup, o.flags.reps)
+			if o.flags.library {
+				fmt.Fprintln(o.info(), "timing the MPI library's own MPI_Bcast, each algorithm forced (--library)")
+			}
 		}
 		ms, err := o.flags.measure(ctx, c, s, prog, nil, nil)
 		if !root {

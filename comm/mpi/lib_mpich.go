@@ -20,3 +20,14 @@ func launcherArgs(n int) []string { return []string{"-n", itoa(n)} }
 // unlike Open MPI, does not notice. Without it, one CI run (6 ranks under
 // -race, 2 cores at load 15) went past the test's 4 minutes.
 var launcherEnv = []string{"MPIR_CVAR_POLLS_BEFORE_YIELD=1"}
+
+const (
+	dynamicRulesVar = ""
+	dynamicRulesEnv = ""
+)
+
+func prepareEnv() {}
+
+// bcastVars: MPICH's broadcast is chosen by name (MPIR_CVAR_BCAST_INTRA_ALGORITHM),
+// not implemented.
+func bcastVars(alg, seg, fanout int) []forcedVar { return nil }

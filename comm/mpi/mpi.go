@@ -282,6 +282,7 @@ func initWorld() (*Comm, error) {
 	// that calls it is MPI's main thread; lock it for the call.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	prepareEnv()
 	var provided C.int
 	if rc := C.nw_init(&provided); rc != C.MPI_SUCCESS {
 		return nil, fmt.Errorf("mpi: MPI_Init_thread: %w", mpiError(rc))
@@ -369,6 +370,7 @@ func Finalize() error {
 	state.finalized = true
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	endTools()
 	if rc := C.nw_finalize(); rc != C.MPI_SUCCESS {
 		return fmt.Errorf("mpi: MPI_Finalize: %w", mpiError(rc))
 	}

@@ -467,17 +467,15 @@ func separateBands(w *Matrix, levels []Labels, gap float64) []Labels {
 		}
 		return out
 	}
-	spread := func(js ...[]join) float64 {
+	spread := func(a, b []join) float64 {
 		lo, hi := math.Inf(1), 0.0
-		for _, s := range js {
-			for _, j := range s {
-				lo, hi = min(lo, j.c), max(hi, j.c)
-			}
+		for _, j := range slices.Concat(a, b) {
+			lo, hi = min(lo, j.c), max(hi, j.c)
 		}
 		return hi / lo
 	}
 	out := []Labels{levels[0]}
-	var prevJoins []join // the joins that made out's last level
+	var prevJoins []join // the joins that made out's last level from the one below
 	for _, l := range levels[1:] {
 		fine, coarse := group(out[len(out)-1]), group(l)
 		js := joins(fine, coarse)
@@ -502,10 +500,8 @@ func separateBands(w *Matrix, levels []Labels, gap float64) []Labels {
 			if len(out) > 1 && len(prevJoins) > 0 && spread(prevJoins, close) < gap {
 				// The level below joined part of the same band.
 				out = out[:len(out)-1]
-				close = append(prevJoins, close...)
 			}
 			out = append(out, Canonical(mid))
-			prevJoins = close
 			js = js[cut:]
 		}
 		out = append(out, l)

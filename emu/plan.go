@@ -31,13 +31,24 @@ const MaxPrefix = 6
 
 // Defaults of the traffic shaping; see docs/emu.md for the choices.
 const (
-	// DefaultBurst is the smallest tbf bucket: it must hold one whole
-	// GSO packet (veth hands up to 64 KiB to the qdisc at once), or tbf
-	// splits every large packet in software.
+	// DefaultBurst is the smallest tbf bucket of a link of at least
+	// gsoBucketRate: one whole GSO packet (veth hands up to 64 KiB to the
+	// qdisc at once), so that tbf need not cut large packets in software.
 	DefaultBurst = 64 << 10
-	// burstTime sizes the bucket of fast links: one millisecond of traffic,
-	// so that the token refill keeps up with timer granularity.
-	burstTime = 1e-3
+	// burstTime sizes the bucket: 0.2 ms of traffic. After an idle moment
+	// a bucket's worth leaves at memory speed, which no link of a
+	// platform file does: a 64 KiB bucket is 5 ms of a 100 Mbit link, and
+	// 64 KiB messages crossed the trunks of docs/tuning.md's clusters as
+	// if they were not there (docs/emu.md, docs/validation.md). Below
+	// gsoBucketRate tbf cuts GSO packets into frames in software: one
+	// 1 Gbit flow still reached 922 Mbit/s (iperf3; 948-955 with 125 KB).
+	burstTime = 0.2e-3
+	// gsoBucketRate is the rate (bytes/s, 1.3 Gbit/s) from which burstTime
+	// of traffic is half a GSO packet: faster links keep a bucket of at
+	// least DefaultBurst, and the timer granularity stays covered.
+	gsoBucketRate = DefaultBurst / 2 / burstTime
+	// minBurst is the smallest bucket: a few full-size frames.
+	minBurst = 4 << 10
 	// queueTime is how much traffic a link queues beyond its bucket, in
 	// seconds at its rate (like a switch buffer); at least DefaultBurst.
 	queueTime = 50e-3
@@ -56,8 +67,9 @@ type Options struct {
 	// Netem adds each link's latency with a netem qdisc (only where the
 	// kernel has netem; Up detects it).
 	Netem bool
-	// Burst overrides the tbf bucket size in bytes (0: the default,
-	// max(DefaultBurst, one millisecond at the link's rate)).
+	// Burst overrides the tbf bucket size in bytes (0: the default, 0.2 ms
+	// at the link's rate, at least 4 KiB, and at least DefaultBurst from
+	// 1.3 Gbit/s).
 	Burst int64
 	// StateDir holds the cluster's state file and UTS namespace files
 	// (default /run/netaware-emu).
@@ -296,7 +308,10 @@ func NewPlan(plat *platform.Platform, opt Options) (*Plan, error) {
 // shapeLink fills in the tbf bucket and queue of a link.
 func shapeLink(l LinkPlan, burst int64) LinkPlan {
 	if burst == 0 {
-		burst = max(DefaultBurst, int64(math.Ceil(l.RateBps*burstTime)))
+		burst = max(minBurst, int64(math.Ceil(l.RateBps*burstTime)))
+		if l.RateBps >= gsoBucketRate {
+			burst = max(DefaultBurst, burst)
+		}
 	}
 	l.Burst = burst
 	l.Limit = burst + max(DefaultBurst, int64(math.Ceil(l.RateBps*queueTime)))

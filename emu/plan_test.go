@@ -79,8 +79,8 @@ func TestPlanOfTwoHostsIsExact(t *testing.T) {
 		"ip -n ne0-h0 addr add " + a1 + "/16 dev eth0",
 		"ip -n ne0-h0 link set eth0 up",
 		"ip -n ne0-s0 link set ne0p0 master br0 up",
-		"tc -n ne0-h0 qdisc add dev eth0 root handle 1: tbf rate 100000000bit burst 65536 limit 690536",
-		"tc -n ne0-s0 qdisc add dev ne0p0 root handle 1: tbf rate 100000000bit burst 65536 limit 690536",
+		"tc -n ne0-h0 qdisc add dev eth0 root handle 1: tbf rate 100000000bit burst 4096 limit 629096",
+		"tc -n ne0-s0 qdisc add dev ne0p0 root handle 1: tbf rate 100000000bit burst 4096 limit 629096",
 		"ip netns add ne0-h1",
 		"ip -n ne0-h1 link set lo up",
 		"unshare --uts=/run/netaware-emu/ne0/uts/h1 hostname b0",
@@ -88,13 +88,13 @@ func TestPlanOfTwoHostsIsExact(t *testing.T) {
 		"ip -n ne0-h1 addr add " + a2 + "/16 dev eth0",
 		"ip -n ne0-h1 link set eth0 up",
 		"ip -n ne0-s1 link set ne0p1 master br0 up",
-		"tc -n ne0-h1 qdisc add dev eth0 root handle 1: tbf rate 1000000000bit burst 125000 limit 6375000",
-		"tc -n ne0-s1 qdisc add dev ne0p1 root handle 1: tbf rate 1000000000bit burst 125000 limit 6375000",
+		"tc -n ne0-h1 qdisc add dev eth0 root handle 1: tbf rate 1000000000bit burst 25000 limit 6275000",
+		"tc -n ne0-s1 qdisc add dev ne0p1 root handle 1: tbf rate 1000000000bit burst 25000 limit 6275000",
 		"ip link add ne0t0a netns ne0-s0 type veth peer name ne0t0b netns ne0-s1",
 		"ip -n ne0-s0 link set ne0t0a master br0 up",
 		"ip -n ne0-s1 link set ne0t0b master br0 up",
-		"tc -n ne0-s0 qdisc add dev ne0t0a root handle 1: tbf rate 20000000bit burst 65536 limit 190536",
-		"tc -n ne0-s1 qdisc add dev ne0t0b root handle 1: tbf rate 20000000bit burst 65536 limit 190536",
+		"tc -n ne0-s0 qdisc add dev ne0t0a root handle 1: tbf rate 20000000bit burst 4096 limit 129096",
+		"tc -n ne0-s1 qdisc add dev ne0t0b root handle 1: tbf rate 20000000bit burst 4096 limit 129096",
 	}
 	var got []string
 	for _, s := range pl.Steps {

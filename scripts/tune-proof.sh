@@ -71,6 +71,8 @@
 # with LIBS=none for the tune step, then RESUME=1 LIBS=mpich for MPICH's
 # rounds: two holds per cluster when the lock is contended; the steps
 # are still run as with LOCK).
+# TUNE=0 skips step 2 and the rules (the sweep of the fixed algorithms
+# alone, as scripts/ompi-sim-check.sh reads it; with CONFIRM=0).
 # TUNE_WORLD=ompi runs step 2 in the MPI world instead: netaware built with
 # -tags mpi, started by Open MPI's mpirun over the cluster as the benchmark
 # is, 'tune bcast --library' times Open MPI's own MPI_Bcast with each
@@ -448,7 +450,9 @@ for cl in $CLUSTERS; do
 		n=$(echo "$hosts" | tr ',' '\n' | wc -l)
 		echo "== $cl: $n ranks, load: $(uptime | sed 's/.*load/load/')" >&2
 
-		if [ "${REDECIDE:-0}" = 1 ]; then
+		if [ "${TUNE:-1}" = 0 ]; then
+			echo "   no tune step (TUNE=0): no rules file" >&2
+		elif [ "${REDECIDE:-0}" = 1 ]; then
 			echo "   netaware tune $COLL --from the earlier run" >&2
 			"$na" tune "$COLL" --from "$dir/tuned/bench.json" --out "$dir/tuned" >"$dir/tune-redecide.txt" 2>&1 ||
 				fail "netaware tune $COLL --from failed: $dir/tune-redecide.txt"
@@ -472,6 +476,7 @@ for cl in $CLUSTERS; do
 		if [[ " $LIBS " == *" ompi "* ]] && [ "${SWEEP:-1}" = 1 ]; then
 			echo "   Open MPI: default, rules, fixed" >&2
 			cfgs="default rules"
+			[ "${TUNE:-1}" = 1 ] || cfgs=default
 			[ "${FIXED:-1}" = 0 ] || for f in ${FIXED_LIST:-$OMPI_FIXED_ALL}; do cfgs="$cfgs fixed-$f"; done
 			if [ -z "${LOCK:-}" ]; then
 				sweepunit $cfgs

@@ -80,7 +80,7 @@ Examples:
 		RunE: runOptions(o),
 	}
 	cmd.Flags().StringVar(&o.prefix, "prefix", o.prefix, fmt.Sprintf("names of the namespaces and veths (1-%d lowercase letters and digits)", emu.MaxPrefix))
-	cmd.Flags().StringVar(&o.burst, "burst", "", "tbf bucket size of every link (default: max(64KiB, 1 ms at the link's rate))")
+	cmd.Flags().StringVar(&o.burst, "burst", "", "tbf bucket size of every link (default: 0.2 ms at the link's rate, at least 4KiB, at least 64KiB from 1.3 Gbit/s)")
 	o.placement = addPlatformPlacementFlags(cmd)
 	return cmd
 }

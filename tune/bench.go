@@ -62,7 +62,7 @@ type Measurement struct {
 	// Library names the MPI library whose own implementation was timed
 	// (BenchConfig.Library); empty: netaware's schedule.
 	Library string `json:"library,omitempty"`
-	Bytes    int            `json:"size_bytes"`
+	Bytes   int    `json:"size_bytes"`
 	// TimesS holds the repetitions: per repetition, the longest time any
 	// rank spent from leaving the barrier before it to the end of its
 	// part of the collective (OSU and IMB's measure).

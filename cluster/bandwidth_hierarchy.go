@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -439,43 +438,41 @@ func separateBands(w *Matrix, levels []Labels, gap float64) []Labels {
 		}
 		return sets
 	}
-	type join struct {
-		a, b int
-		c    float64
-	}
 	// joins returns the closest joins (a maximum spanning forest by
-	// closeness) that make coarse's groups out of fine's.
-	joins := func(fine, coarse []int) []join {
-		var cand []join
+	// closeness, its weights) that make coarse's groups out of fine's:
+	// the finest groups fine already holds together come first, at
+	// infinite closeness, and are then left out.
+	joins := func(fine, coarse []int) []PairEdge {
+		var es []PairEdge
+		first := map[int]int{}
+		for a, g := range fine {
+			if a0, ok := first[g]; ok {
+				es = append(es, PairEdge{I: a0, J: a, W: math.Inf(1)})
+			} else {
+				first[g] = a
+			}
+		}
 		for a := 0; a < k; a++ {
 			for b := a + 1; b < k; b++ {
 				if coarse[a] != coarse[b] || fine[a] == fine[b] {
 					continue
 				}
 				if c := closeness(mean, a, b); c > 0 {
-					cand = append(cand, join{a, b, c})
+					es = append(es, PairEdge{I: a, J: b, W: c})
 				}
 			}
 		}
-		slices.SortStableFunc(cand, func(x, y join) int { return cmp.Compare(y.c, x.c) })
-		sets := joined(fine)
-		var out []join
-		for _, j := range cand {
-			if sets.union(j.a, j.b) {
-				out = append(out, j)
-			}
-		}
-		return out
+		return slices.DeleteFunc(kruskal(k, es, true), func(e PairEdge) bool { return math.IsInf(e.W, 1) })
 	}
-	spread := func(a, b []join) float64 {
+	spread := func(a, b []PairEdge) float64 {
 		lo, hi := math.Inf(1), 0.0
-		for _, j := range slices.Concat(a, b) {
-			lo, hi = min(lo, j.c), max(hi, j.c)
+		for _, e := range slices.Concat(a, b) {
+			lo, hi = min(lo, e.W), max(hi, e.W)
 		}
 		return hi / lo
 	}
 	out := []Labels{levels[0]}
-	var prevJoins []join // the joins that made out's last level from the one below
+	var prevJoins []PairEdge // the joins that made out's last level from the one below
 	for _, l := range levels[1:] {
 		fine, coarse := group(out[len(out)-1]), group(l)
 		js := joins(fine, coarse)
@@ -483,15 +480,15 @@ func separateBands(w *Matrix, levels []Labels, gap float64) []Labels {
 		// separates the bands.
 		cut, step := -1, gap
 		for i := 1; i < len(js); i++ {
-			if r := js[i-1].c / js[i].c; r >= step {
+			if r := js[i-1].W / js[i].W; r >= step {
 				cut, step = i, r
 			}
 		}
 		if cut > 0 {
 			close := js[:cut]
 			sets := joined(fine)
-			for _, j := range close {
-				sets.union(j.a, j.b)
+			for _, e := range close {
+				sets.union(e.I, e.J)
 			}
 			mid := make(Labels, len(f))
 			for p, a := range f {

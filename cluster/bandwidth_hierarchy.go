@@ -425,24 +425,9 @@ func separateBands(w *Matrix, levels []Labels, gap float64) []Labels {
 		}
 		return g
 	}
-	// joined returns the finest groups in sets as fine joins them.
-	joined := func(fine []int) *pointSets {
-		sets := newPointSets(k)
-		first := map[int]int{}
-		for a, g := range fine {
-			if a0, ok := first[g]; ok {
-				sets.union(a0, a)
-			} else {
-				first[g] = a
-			}
-		}
-		return sets
-	}
-	// joins returns the closest joins (a maximum spanning forest by
-	// closeness, its weights) that make coarse's groups out of fine's:
-	// the finest groups fine already holds together come first, at
-	// infinite closeness, and are then left out.
-	joins := func(fine, coarse []int) []PairEdge {
+	// together chains the finest groups of each group of fine, as edges
+	// of infinite closeness.
+	together := func(fine []int) []PairEdge {
 		var es []PairEdge
 		first := map[int]int{}
 		for a, g := range fine {
@@ -452,6 +437,12 @@ func separateBands(w *Matrix, levels []Labels, gap float64) []Labels {
 				first[g] = a
 			}
 		}
+		return es
+	}
+	// joins returns the closest joins (a maximum spanning forest by
+	// closeness, its weights) that make coarse's groups out of fine's.
+	joins := func(fine, coarse []int) []PairEdge {
+		es := together(fine)
 		for a := 0; a < k; a++ {
 			for b := a + 1; b < k; b++ {
 				if coarse[a] != coarse[b] || fine[a] == fine[b] {
@@ -486,8 +477,8 @@ func separateBands(w *Matrix, levels []Labels, gap float64) []Labels {
 		}
 		if cut > 0 {
 			close := js[:cut]
-			sets := joined(fine)
-			for _, e := range close {
+			sets := newPointSets(k)
+			for _, e := range slices.Concat(together(fine), close) {
 				sets.union(e.I, e.J)
 			}
 			mid := make(Labels, len(f))

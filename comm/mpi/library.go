@@ -119,7 +119,7 @@ func (c *Comm) LibraryBcast(alg, seg, fanout int) (func(buf []byte, root int) er
 	if err != nil {
 		return nil, nil, err
 	}
-	if on&0xff == 0 {
+	if on == 0 {
 		return nil, nil, fmt.Errorf("mpi: Open MPI's coll/tuned dynamic rules are off (OMPI_MCA_coll_tuned_use_dynamic_rules=%q): it ignores a chosen algorithm", os.Getenv(dynamicRulesEnv))
 	}
 	old := make([]C.int, len(vars))

@@ -9,10 +9,13 @@ import (
 	"unsafe"
 )
 
-// Barrier blocks until every rank of c has entered it (dissemination
-// barrier: ceil(log2 P) rounds, in round k rank r signals r+2^k and waits
-// for r-2^k).
+// Barrier blocks until every rank of c has entered it: c's own barrier if
+// it has one (Barrierer), else a dissemination barrier (ceil(log2 P)
+// rounds, in round k rank r signals r+2^k and waits for r-2^k).
 func Barrier(ctx context.Context, c Comm) error {
+	if b, ok := c.(Barrierer); ok {
+		return b.Barrier(ctx)
+	}
 	// No list of the N members: every rank of a simulated world would
 	// allocate one, N^2 in all.
 	return dissemination(ctx, c, c.Size(), func(i int) int { return i }, c.Rank(), tagBarrier)

@@ -24,6 +24,13 @@
 # rounds, and keeps every raw file in $WORK (TABLE=1 WORK=...: the table of
 # an interrupted run's finished rounds).
 #
+# WORLDS (default "tcp") lists the worlds netaware's own broadcast runs in,
+# each round: tcp (its TCP transport, 'netaware emu run') and ompi (built
+# with -tags mpi and started by the cluster's Open MPI mpirun, with the
+# options collbench gets: netaware's algorithms over Open MPI's messages,
+# timed after MPI's barrier, as collbench times Open MPI's own). The table
+# has one column per world.
+#
 # LOOP_REPS (e.g. 2000, more than REPS) adds the cost of a whole repetition,
 # barrier and broadcast (docs/tuning.md, "What the figure measures"): each
 # round runs netaware and Open MPI's default again with LOOP_REPS
@@ -55,12 +62,14 @@ WORK=$(cd "$WORK" && pwd)
 # TABLE=1: only the table, from the rounds an earlier (interrupted) run in
 # WORK finished.
 if [ "${TABLE:-0}" = 1 ]; then
-	n=$(jq -r .ranks "$WORK/r1-netaware.json")
-	SIZE=$(jq -r '.sizes_bytes[0]' "$WORK/r1-netaware.json")
+	f=$(ls "$WORK"/r1-netaware-*.json | grep -v -- -loop | head -n 1)
+	n=$(jq -r .ranks "$f")
+	SIZE=$(jq -r '.sizes_bytes[0]' "$f")
 	ROUNDS=$(cut -d' ' -f1 "$WORK/rounds.tsv" | sort -n | tail -n 1)
 else
 	na=$WORK/netaware
 	nice -n 15 go build -o "$na" ./cmd/netaware
+	case ,${WORLDS:=tcp}, in *,ompi,*) nice -n 15 go build -tags mpi -o "$WORK/netaware-mpi" ./cmd/netaware ;; esac
 	mpicc.openmpi -O2 -o "$WORK/collbench-ompi" tools/mpibench/collbench.c
 	trap '"$na" emu down "$PREFIX" >/dev/null 2>&1 || true' EXIT
 	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -70,16 +79,21 @@ else
 	first=${hosts%%:*}
 	n=$(echo "$hosts" | tr ',' '\n' | wc -l)
 
+	# ompirun ARGS...: Open MPI's mpirun over the cluster, one rank a host.
+	ompirun() {
+		"$na" emu run "$PREFIX" --host "$first" --timeout 4m -- \
+			mpirun.openmpi --leave-session-attached -n "$n" --host "$hosts" --bind-to none \
+			--mca plm_rsh_agent "$na emu rsh-agent" --mca plm_rsh_no_tree_spawn 1 \
+			--mca btl tcp,self --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 --mca pml ob1 \
+			--mca mpi_yield_when_idle 1 "$@"
+	}
+
 	# ompi LABEL MCA...: one collbench run; prints "LABEL median mean90".
 	ompi() {
 		local label=$1 out
 		shift
 		out=$WORK/r$round-ompi-$label.out
-		"$na" emu run "$PREFIX" --host "$first" --timeout 4m -- \
-			mpirun.openmpi --leave-session-attached -n "$n" --host "$hosts" --bind-to none \
-			--mca plm_rsh_agent "$na emu rsh-agent" --mca plm_rsh_no_tree_spawn 1 \
-			--mca btl tcp,self --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 --mca pml ob1 \
-			--mca mpi_yield_when_idle 1 "$@" "$WORK/collbench-ompi" bcast "$SIZE" "$WARMUP" "$REPS" >"$out" 2>&1 ||
+		ompirun "$@" "$WORK/collbench-ompi" bcast "$SIZE" "$WARMUP" "$REPS" >"$out" 2>&1 ||
 			echo "bcast-vs-ompi: Open MPI $label failed (see $out)" >&2
 		# The mean of the repetitions within the 90th percentile, as netaware's
 		# harness keeps them.
@@ -90,11 +104,15 @@ else
 			END { m = int(k * 0.9); if (m < 1) m = 1; for (i = 1; i <= m; i++) s += t[i]; print label, med, s / m }'
 	}
 
-	# nabench REPS SUFFIX: one 'netaware bench bcast' run.
+	# nabench WORLD REPS SUFFIX: one 'netaware bench bcast' run.
 	nabench() {
-		"$na" emu run "$PREFIX" --timeout 4m -- netaware bench bcast --quiet --json --sizes "$SIZE" \
-			--reps "$1" --warmup "$WARMUP" --algorithms "$ALGS" >"$WORK/r$round-netaware$2.json" 2>"$WORK/r$round-netaware$2.err" ||
-			fail "netaware bench bcast failed: $WORK/r$round-netaware$2.err"
+		local args=(bench bcast --quiet --json --sizes "$SIZE" --reps "$2" --warmup "$WARMUP" --algorithms "$ALGS")
+		local out=$WORK/r$round-netaware-$1$3
+		case $1 in
+		tcp) "$na" emu run "$PREFIX" --timeout 4m -- netaware "${args[@]}" >"$out.json" 2>"$out.err" ;;
+		ompi) ompirun "$WORK/netaware-mpi" "${args[@]}" >"$out.json" 2>"$out.err" ;;
+		*) fail "WORLDS: $1 is not tcp or ompi" ;;
+		esac || fail "netaware bench bcast ($1 world) failed: $out.err"
 	}
 	now() { date +%s.%N; }
 	# perrep T0 T1 T2 SERIES: seconds per repetition of one series, from a
@@ -109,15 +127,18 @@ else
 		local t0 t1 t2
 		# Only the runs themselves between the time stamps: anything else in
 		# the first window would come off the cost per repetition.
-		t0=$(now)
-		nabench "$REPS" ""
-		t1=$(now)
-		if [ -n "${LOOP_REPS:-}" ]; then
-			nabench "$LOOP_REPS" -loop
-			t2=$(now)
-			echo "$round netaware $(perrep "$t0" "$t1" "$t2" "$(jq '.series | length' "$WORK/r$round-netaware.json")")" >>"$WORK/loops.tsv"
-		fi
-		jq -r --arg r "$round" '.series[] | "\($r) na:\(.label) - \(.mean_s[0])"' "$WORK/r$round-netaware.json" >>"$WORK/rounds.tsv"
+		local w
+		for w in ${WORLDS//,/ }; do
+			t0=$(now)
+			nabench "$w" "$REPS" ""
+			t1=$(now)
+			if [ -n "${LOOP_REPS:-}" ]; then
+				nabench "$w" "$LOOP_REPS" -loop
+				t2=$(now)
+				echo "$round netaware-$w $(perrep "$t0" "$t1" "$t2" "$(jq '.series | length' "$WORK/r$round-netaware-$w.json")")" >>"$WORK/loops.tsv"
+			fi
+			jq -r --arg r "$round" --arg w "$w" '.series[] | "\($r) na-\($w):\(.label) - \(.mean_s[0])"' "$WORK/r$round-netaware-$w.json" >>"$WORK/rounds.tsv"
+		done
 		# ompi's own parsing of its output runs inside both windows alike.
 		t0=$(now)
 		ompi default >"$WORK/r$round-ompi-default.line"
@@ -153,15 +174,19 @@ else
 	done
 fi
 
-# Per round: netaware's fastest series (its 'ompi-fixed' is netaware's run
-# of Open MPI's default schedule, kept), Open MPI's default and its fastest
-# FIXED; then the median over rounds of each column and of the ratios.
+# Per round: netaware's fastest series in each world (its 'ompi-fixed' is
+# netaware's run of Open MPI's default schedule, kept), Open MPI's default
+# and its fastest FIXED; then the median over rounds of each ratio.
 {
 	echo "### $1, $SIZE bytes, $n ranks ($ROUNDS rounds; load at the end: $(uptime | sed 's/.*average: //'))"
 	echo
 	awk '
-	{ r = $1; v = $4 + 0 }
-	$2 ~ /^na:/ && (!(r in nb) || v < nb[r]) { nb[r] = v; nl[r] = substr($2, 4) }
+	{ r = $1; v = $4 + 0; if (r > nr) nr = r }
+	$2 ~ /^na-/ {
+		split(substr($2, 4), p, ":"); w = p[1]
+		if (!(w in seen)) { seen[w] = 1; ws[++nw] = w }
+		if (!((w, r) in nb) || v < nb[w, r]) { nb[w, r] = v; nl[w, r] = substr($2, length(w) + 5) }
+	}
 	$2 == "ompi:default" { od[r] = v; om[r] = $3 }
 	$2 ~ /^ompi:[0-9]/ && (!(r in fb) || v < fb[r]) { fb[r] = v; fl[r] = substr($2, 6) }
 	function med(a, n,   i, j, t) {
@@ -170,24 +195,36 @@ fi
 	}
 	function us(s) { return s < 0.01 ? sprintf("%.0f us", s * 1e6) : sprintf("%.4f s", s) }
 	END {
-		print "| round | netaware best (mean of 90 %) | Open MPI default (mean of 90 % / median) | Open MPI best fixed (mean of 90 %) | netaware / default | netaware / best fixed |"
-		print "|---|---|---|---|---|---|"
-		for (r = 1; r in nb; r++) {
-			k++
-			a[k] = nb[r] / od[r]; b[k] = (r in fb) ? nb[r] / fb[r] : 0
-			printf "| %d | %s (%s) | %s / %s | %s | %.2f | %s |\n", r, us(nb[r]), nl[r], us(od[r]), us(om[r]),
-				(r in fb) ? us(fb[r]) " (" fl[r] ")" : "-", a[k], (r in fb) ? sprintf("%.2f", b[k]) : "-"
+		h = "| round |"; u = "|---|"
+		for (i = 1; i <= nw; i++) { h = h " netaware best, " ws[i] " world (mean of 90 %) |"; u = u "---|" }
+		h = h " Open MPI default (mean of 90 % / median) | Open MPI best fixed (mean of 90 %) |"; u = u "---|---|"
+		for (i = 1; i <= nw; i++) { h = h " " ws[i] " / default |"; u = u "---|" }
+		if (1 in fb) for (i = 1; i <= nw; i++) { h = h " " ws[i] " / best fixed |"; u = u "---|" }
+		print h; print u
+		for (r = 1; r <= nr; r++) {
+			if (!(r in od)) continue
+			k++; line = "| " r " |"
+			for (i = 1; i <= nw; i++) line = line sprintf(" %s (%s) |", us(nb[ws[i], r]), nl[ws[i], r])
+			line = line sprintf(" %s / %s | %s |", us(od[r]), us(om[r]), (r in fb) ? us(fb[r]) " (" fl[r] ")" : "-")
+			for (i = 1; i <= nw; i++) { a[i, k] = nb[ws[i], r] / od[r]; line = line sprintf(" %.2f |", a[i, k]) }
+			if (1 in fb) for (i = 1; i <= nw; i++) { b[i, k] = nb[ws[i], r] / fb[r]; line = line sprintf(" %.2f |", b[i, k]) }
+			print line
 		}
-		printf "| median | | | | %.2f | %s |\n", med(a, k), (1 in fb) ? sprintf("%.2f", med(b, k)) : "-"
+		line = "| median |"
+		for (i = 1; i <= nw + 2; i++) line = line " |"
+		for (i = 1; i <= nw; i++) { for (x = 1; x <= k; x++) c[x] = a[i, x]; line = line sprintf(" %.2f |", med(c, k)) }
+		if (1 in fb) for (i = 1; i <= nw; i++) { for (x = 1; x <= k; x++) c[x] = b[i, x]; line = line sprintf(" %.2f |", med(c, k)) }
+		print line
 	}' "$WORK/rounds.tsv"
 	if [ -f "$WORK/loops.tsv" ]; then
 		echo
 		echo "Barrier + broadcast, cost per repetition:"
 		echo
-		echo "| round | netaware | Open MPI default | netaware / Open MPI |"
-		echo "|---|---|---|---|"
-		awk '$2 == "netaware" { n[$1] = $3 } $2 == "ompi-default" { o[$1] = $3 }
-			END { for (r = 1; r in n; r++) printf "| %d | %.0f us | %.0f us | %.2f |\n", r, n[r] * 1e6, o[r] * 1e6, n[r] / o[r] }' "$WORK/loops.tsv"
+		echo "| round | world | netaware | Open MPI default | netaware / Open MPI |"
+		echo "|---|---|---|---|---|"
+		awk '$2 ~ /^netaware-/ { n[$1, substr($2, 10)] = $3; if (!(substr($2, 10) in s)) { s[substr($2, 10)] = 1; w[++nw] = substr($2, 10) } }
+			$2 == "ompi-default" { o[$1] = $3 }
+			END { for (r = 1; r in o; r++) for (i = 1; i <= nw; i++) printf "| %d | %s | %.0f us | %.0f us | %.2f |\n", r, w[i], n[r, w[i]] * 1e6, o[r] * 1e6, n[r, w[i]] / o[r] }' "$WORK/loops.tsv"
 	fi
 } | tee "$WORK/table.md"
 echo "files in $WORK" >&2

@@ -77,6 +77,10 @@
 # -tags mpi, started by Open MPI's mpirun over the cluster as the benchmark
 # is, 'tune bcast --library' times Open MPI's own MPI_Bcast with each
 # algorithm and segment size forced (bcast only, not with LOCK).
+# TUNE_WORLD=mpich does the same with MPICH (the ch3 build, -tags
+# mpi,mpich, started by hydra as MPICH's benchmark is): MPICH's own
+# MPI_Bcast with each of its algorithms forced; the rules it writes are
+# mpich-coll.json only (LIBS=mpich to compare them).
 # COLL=allreduce (default bcast) does the same for MPI_Allreduce: netaware's
 # blind allreduce algorithms live, Open MPI's coll_tuned_allreduce_algorithm
 # 1-6 (segmented ring 5 at 64 and 1024 KiB segments), MPICH's
@@ -188,7 +192,15 @@ if [ "${TABLE:-0}" != 1 ]; then
 		[ -z "${LOCK:-}" ] || fail "TUNE_WORLD=ompi runs the tune step in one piece: not with LOCK"
 		nice -n 15 go build -tags mpi -o "$WORK/netaware-mpi" ./cmd/netaware
 		;;
-	*) fail "TUNE_WORLD=$TUNE_WORLD: want tcp or ompi" ;;
+	mpich)
+		[ "$COLL" = bcast ] || fail "TUNE_WORLD=mpich times MPICH's own broadcast: COLL=bcast only"
+		[ -z "${LOCK:-}" ] || fail "TUNE_WORLD=mpich runs the tune step in one piece: not with LOCK"
+		[ "$MPICH_DEVICE" = ch3 ] || fail "TUNE_WORLD=mpich: with MPICH_DEVICE=ch3 only (UCX hangs across the namespaces)"
+		mpichdir=$(scripts/mpich-ch3.sh "${MPICH_CH3:-/var/tmp/netaware-mpich-ch3}")
+		# (An rpath to its own libmpich, as its mpicc gives collbench.)
+		PKG_CONFIG_PATH=$mpichdir/lib/pkgconfig CGO_LDFLAGS="-Wl,-rpath,$mpichdir/lib" nice -n 15 go build -tags mpi,mpich -o "$WORK/netaware-mpi" ./cmd/netaware
+		;;
+	*) fail "TUNE_WORLD=$TUNE_WORLD: want tcp, ompi or mpich" ;;
 	esac
 	if [[ " $LIBS " == *" mpich "* ]] && [ "$MPICH_DEVICE" = ch3 ]; then
 		mpichdir=$(scripts/mpich-ch3.sh "${MPICH_CH3:-/var/tmp/netaware-mpich-ch3}")
@@ -229,13 +241,13 @@ ompi() {
 	result ompi "$label" <"$dir/ompi-$label${OSIZES:+@$OSIZES}.out"
 }
 
-# mpich LABEL ENV=VALUE...: the same with MPICH (hydra, -genv per setting).
-# Both devices would use shared memory between the ranks (they share this
-# machine): TCP on eth0 only, as for Open MPI. MPICH's busy-wait yields
-# the core after every poll, as Open MPI's ranks do (mpi_yield_when_idle):
-# 64 KiB took 113 instead of 171 ms over UCX.
-mpich() {
-	local label=$1
+# mpichrun TIMEOUT ENV=VALUE... -- PROGRAM...: MPICH's hydra over the
+# cluster (-genv per setting). Both devices would use shared memory between
+# the ranks (they share this machine): TCP on eth0 only, as for Open MPI.
+# MPICH's busy-wait yields the core after every poll, as Open MPI's ranks
+# do (mpi_yield_when_idle): 64 KiB took 113 instead of 171 ms over UCX.
+mpichrun() {
+	local timeout=$1
 	shift
 	local genv=(-genv MPIR_CVAR_POLLS_BEFORE_YIELD 1)
 	if [ "$MPICH_DEVICE" = ch3 ]; then
@@ -244,10 +256,22 @@ mpich() {
 	else
 		genv+=(-genv UCX_TLS tcp,self -genv UCX_NET_DEVICES eth0)
 	fi
-	for kv in "$@"; do genv+=(-genv "${kv%%=*}" "${kv#*=}"); done
-	"$na" emu run "$PREFIX" --host "$first" --timeout "${MPICH_TIMEOUT:-$deftimeout}" -- \
+	while [ "$1" != -- ]; do
+		genv+=(-genv "${1%%=*}" "${1#*=}")
+		shift
+	done
+	shift
+	"$na" emu run "$PREFIX" --host "$first" --timeout "$timeout" -- \
 		mpiexec.hydra -launcher rsh -launcher-exec "$WORK/rsh" -hosts "${hosts//:1/}" -n "$n" -iface eth0 \
-		"${genv[@]}" "$WORK/collbench-mpich" "$COLL" "$SIZES" "$WARMUP" "$REPS" >"$dir/mpich-$label.out" 2>&1 ||
+		"${genv[@]}" "$@"
+}
+
+# mpich LABEL ENV=VALUE...: collbench under MPICH, every size; appends
+# "mpich LABEL BYTES MEDIAN MEAN" to results.tsv.
+mpich() {
+	local label=$1
+	shift
+	mpichrun "${MPICH_TIMEOUT:-$deftimeout}" "$@" -- "$WORK/collbench-mpich" "$COLL" "$SIZES" "$WARMUP" "$REPS" >"$dir/mpich-$label.out" 2>&1 ||
 		echo "tune-proof: MPICH $label failed (see $dir/mpich-$label.out); keeping the sizes it finished" >&2
 	result mpich "$label" <"$dir/mpich-$label.out"
 }
@@ -463,6 +487,11 @@ for cl in $CLUSTERS; do
 				# netaware in the MPI world.
 				ompirun 60m "$WORK/netaware-mpi" tune "$COLL" --library --quiet --out "$dir/tuned" --sizes "$SIZES" \
 					--reps "$TUNE_REPS" --warmup 1 --segs 8KiB,32KiB,128KiB --algorithms "$TUNE_ALGS" \
+					>"$dir/tune.txt" 2>&1 || fail "netaware tune $COLL --library failed: $dir/tune.txt"
+			elif [ "${TUNE_WORLD:-tcp}" = mpich ]; then
+				# MPICH's own MPI_Bcast, each of its algorithms forced.
+				mpichrun 60m -- "$WORK/netaware-mpi" tune "$COLL" --library --quiet --out "$dir/tuned" --sizes "$SIZES" \
+					--reps "$TUNE_REPS" --warmup 1 --algorithms "$TUNE_ALGS" \
 					>"$dir/tune.txt" 2>&1 || fail "netaware tune $COLL --library failed: $dir/tune.txt"
 			elif [ -z "${LOCK:-}" ]; then
 				"$na" emu run "$PREFIX" --timeout 60m -- netaware tune "$COLL" --quiet --out "$dir/tuned" --sizes "$SIZES" \

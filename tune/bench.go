@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"netaware/coll"
 	"netaware/comm"
@@ -37,11 +38,11 @@ type BenchConfig struct {
 	// 0..q-1, with the topology restricted to them.
 	CommSizes []int
 	// Library times the MPI library's own broadcast with each
-	// algorithm's Open MPI equivalent forced (comm.LibraryBroadcaster: the
-	// MPI world with Open MPI) instead of netaware's schedule of it over
-	// point-to-point messages; the baseline ompi-fixed is then the
-	// library's own choice. Every algorithm must have an Open MPI
-	// equivalent (OMPIEquivalent).
+	// algorithm's equivalent forced (comm.LibraryBroadcaster: the MPI
+	// world) instead of netaware's schedule of it over point-to-point
+	// messages; the baseline ompi-fixed is then the library's own choice.
+	// Every algorithm must have an equivalent in the library
+	// (LibraryEquivalent).
 	Library bool
 	// Progress, if set, is called on rank 0 after each algorithm and
 	// message size (done of total).
@@ -78,6 +79,10 @@ type Measurement struct {
 // Baseline is Open MPI's default for a communicator size, run per message
 // size as its fixed decision runs it.
 var Baseline = coll.OMPIFixed
+
+// MPICHAutoLabel labels the baseline when MPICH's own broadcast is timed
+// (BenchConfig.Library): MPICH's own selection.
+const MPICHAutoLabel = "mpich-auto"
 
 const (
 	defaultReps   = 10
@@ -124,12 +129,13 @@ func Run(ctx context.Context, c comm.Comm, cfg BenchConfig, algs []coll.Algorith
 		if cfg.Collective.orBcast() != Bcast {
 			return nil, fmt.Errorf("tune: timing the MPI library's own algorithms is implemented for bcast, not %s", cfg.Collective)
 		}
-		if _, ok := c.(comm.LibraryBroadcaster); !ok {
-			return nil, errors.New("tune: timing the MPI library's own broadcast needs the MPI world with Open MPI (netaware built with -tags mpi, started by mpirun)")
+		lb, ok := c.(comm.LibraryBroadcaster)
+		if !ok {
+			return nil, errors.New("tune: timing the MPI library's own broadcast needs the MPI world (netaware built with -tags mpi, started by mpirun)")
 		}
 		for _, a := range algs {
-			if _, ok := OMPIEquivalent(a); !ok {
-				return nil, fmt.Errorf("tune: %s has no Open MPI equivalent to time in the library", a)
+			if _, ok := LibraryEquivalent(lb.LibraryName(), a); !ok {
+				return nil, fmt.Errorf("tune: %s has no %s equivalent to time in the library", a, lb.LibraryName())
 			}
 		}
 	}
@@ -249,6 +255,10 @@ func runOne(ctx context.Context, c comm.Comm, cfg BenchConfig, a coll.Algorithm,
 			if err != nil {
 				return ms[:i], fmt.Errorf("%d bytes: %w", size, err)
 			}
+			if a.Name == Baseline.Name && ms[i].Library == "mpich" {
+				// The baseline is the library's own choice: MPICH's.
+				ms[i].Label = MPICHAutoLabel
+			}
 		} else {
 			var s *coll.Schedule
 			s, err = r.BuildEnv(p, cfg.Root, coll.Env{Topo: t, Cost: cfg.Cost, Bytes: size})
@@ -274,16 +284,38 @@ func runOne(ctx context.Context, c comm.Comm, cfg BenchConfig, a coll.Algorithm,
 	return ms, nil
 }
 
+// LibraryEquivalent is a in the terms of library lib (comm.LibraryBroadcaster's
+// name), when the library runs the same schedule: Open MPI's
+// (OMPIEquivalent) or MPICH's (MPICHEquivalent, exact ones). The
+// baseline, ompi-fixed, is the library's own choice.
+func LibraryEquivalent(lib string, a coll.Algorithm) (comm.LibraryAlgorithm, bool) {
+	switch lib {
+	case "openmpi":
+		r, ok := OMPIEquivalent(a)
+		return comm.LibraryAlgorithm{ID: r.Alg, SegBytes: r.SegBytes, FanOut: r.FanInOut}, ok
+	case "mpich":
+		if a.Name == Baseline.Name {
+			return comm.LibraryAlgorithm{}, true
+		}
+		name, exact, ok := MPICHEquivalent(a, nil)
+		if !ok || !exact {
+			return comm.LibraryAlgorithm{}, false
+		}
+		return comm.LibraryAlgorithm{Name: strings.TrimPrefix(name, mpichBcastPrefix)}, true
+	}
+	return comm.LibraryAlgorithm{}, false
+}
+
 // libraryBcast is the library's own broadcast of size bytes from root
-// with a's Open MPI equivalent forced. The library's call cannot be
-// interrupted: ctx is looked at between calls.
+// with a's equivalent forced. The library's call cannot be interrupted:
+// ctx is looked at between calls.
 func libraryBcast(c comm.Comm, a coll.Algorithm, size, root int) (func(context.Context, comm.Comm) error, func(), string, error) {
 	lb, ok := c.(comm.LibraryBroadcaster)
 	if !ok {
 		return nil, nil, "", errors.New("this communicator cannot run the library's own broadcast")
 	}
-	rule, _ := OMPIEquivalent(a)
-	bcast, free, err := lb.LibraryBcast(rule.Alg, rule.SegBytes, rule.FanInOut)
+	la, _ := LibraryEquivalent(lb.LibraryName(), a)
+	bcast, free, err := lb.LibraryBcast(la)
 	if err != nil {
 		return nil, nil, "", err
 	}

@@ -13,6 +13,7 @@ import (
 // MPICH bcast algorithms selectable from its tuning JSON (MPICH 4.0's
 // MPIR-level collective selection, MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE).
 const (
+	mpichBcastPrefix  = "MPIR_Bcast_intra_"
 	MPICHBinomial     = "MPIR_Bcast_intra_binomial"
 	MPICHScatterRDAG  = "MPIR_Bcast_intra_scatter_recursive_doubling_allgather"
 	MPICHScatterRing  = "MPIR_Bcast_intra_scatter_ring_allgather"

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -77,7 +78,7 @@ func (f *collFlags) register(cmd *cobra.Command, defaultSizes string) {
 	fl.IntVar(&f.warmup, "warmup", 1, "warm-up repetitions W, discarded (seed 003: 50-100 on real machines)")
 	fl.StringVar(&f.model, "model", "", "model.json (per-pair Hockney) for the performance-aware builders model-binomial, prim, traff (bcast)")
 	fl.StringVar(&f.commSizes, "comm-sizes", "", "communicator sizes to tune, ascending, each measured on ranks 0..q-1 (default: all ranks)")
-	fl.BoolVar(&f.library, "library", false, "bcast in the MPI world with Open MPI: time the library's own MPI_Bcast with each algorithm's Open MPI equivalent forced, instead of netaware's schedule of it")
+	fl.BoolVar(&f.library, "library", false, "bcast in the MPI world (Open MPI or MPICH): time the library's own MPI_Bcast with each algorithm's equivalent in it forced, instead of netaware's schedule of it")
 	fl.IntVar(&f.perHost, "per-host", 0, "simulator: ranks per host (0: the platform's placement)")
 	fl.StringVar(&f.order, "order", "", "simulator: rank placement over hosts: block or cyclic (with --per-host)")
 }
@@ -317,9 +318,11 @@ func (f *collFlags) setup(n int, p *platform.Platform, world string, colls []tun
 			if k != tune.Bcast {
 				return nil, usagef("--library: timing the library's own algorithms is implemented for bcast, not %s", k)
 			}
-			// Only what Open MPI can be told to run.
+			// Only what the linked library can be told to run (without
+			// one, tune.Run refuses: no MPI world).
+			lib := cmp.Or(mpiLibrary(), "openmpi")
 			algs = slices.DeleteFunc(algs, func(a coll.Algorithm) bool {
-				_, ok := tune.OMPIEquivalent(a)
+				_, ok := tune.LibraryEquivalent(lib, a)
 				return !ok
 			})
 		}

@@ -19,6 +19,9 @@ func mpiWorld(wf *worldFlags) bool {
 	return mpi.Launched() && os.Getenv("NETAWARE_RANK") == "" && os.Getenv("NETAWARE_MPI") != "off" && wf.coordinator == ""
 }
 
+// mpiLibrary names the MPI library the binary links.
+func mpiLibrary() string { return mpi.Library() }
+
 // liveWorldKind is the dataset's world kind of a process started by a
 // launcher.
 func liveWorldKind(wf *worldFlags) string {

@@ -13,6 +13,9 @@ import (
 
 func liveWorldKind(*worldFlags) string { return "tcp" }
 
+// mpiLibrary names the MPI library the binary links ("": none).
+func mpiLibrary() string { return "" }
+
 func runMPIWorld(context.Context, *worldFlags, func(ctx context.Context, c comm.Comm) error) (worldInfo, bool, error) {
 	return worldInfo{}, false, nil
 }

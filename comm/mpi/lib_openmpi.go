@@ -5,7 +5,12 @@ package mpi
 // #cgo pkg-config: ompi-c
 import "C"
 
-import "os"
+import (
+	"fmt"
+	"os"
+
+	"netaware/comm"
+)
 
 // library is the MPI implementation this build links, and launcher the
 // command that starts its ranks (the test re-executes itself under it).
@@ -38,6 +43,24 @@ func prepareEnv() {
 	if os.Getenv(dynamicRulesEnv) == "" {
 		os.Setenv(dynamicRulesEnv, "1")
 	}
+}
+
+// forceBcast runs coll/tuned's forced algorithm a.ID with a.SegBytes and
+// a.FanOut on a duplicate of c. It needs coll/tuned's dynamic rules, which
+// prepareEnv turns on before MPI_Init unless the environment says
+// otherwise; without them Open MPI ignores forced algorithms.
+func forceBcast(c *Comm, a comm.LibraryAlgorithm) (func(buf []byte, root int) error, func(), error) {
+	if a.Name != "" {
+		return nil, nil, fmt.Errorf("mpi: Open MPI's broadcast algorithms are chosen by coll/tuned id, not by name (%q)", a.Name)
+	}
+	on, err := controlVar(dynamicRulesVar)
+	if err != nil {
+		return nil, nil, err
+	}
+	if on == 0 {
+		return nil, nil, fmt.Errorf("mpi: Open MPI's coll/tuned dynamic rules are off (%s=%q): it ignores a chosen algorithm", dynamicRulesEnv, os.Getenv(dynamicRulesEnv))
+	}
+	return forceByDup(c, bcastVars(a.ID, a.SegBytes, a.FanOut))
 }
 
 // bcastVars are coll/tuned's forced-algorithm variables for MPI_Bcast

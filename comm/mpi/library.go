@@ -6,6 +6,7 @@ package mpi
 #include <mpi.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 // nw_cvar reads (write 0) or writes an integer control variable of the
 // library by name through the tool interface (MPI_T, started on first use
@@ -33,6 +34,40 @@ static int nw_cvar(const char *name, int *v, int write) {
 	return rc;
 }
 
+// nw_cvar_enum finds the value of the item named item of the enumeration
+// of control variable name (*found 0: no such item). A variable without
+// an MPI_T enumeration sets *has_enum to 0 and copies its description
+// into desc (dlen bytes) instead.
+static int nw_cvar_enum(const char *name, const char *item, int *value, int *found, int *has_enum, char *desc, int dlen) {
+	int rc, idx, verb, bind, scope, num, i;
+	char vname[256], ename[256], iname[256];
+	int vlen = sizeof vname, elen = sizeof ename;
+	MPI_Datatype dt;
+	MPI_T_enum en;
+	*found = 0;
+	*has_enum = 0;
+	if (!nw_tools_started) {
+		int provided;
+		if ((rc = MPI_T_init_thread(MPI_THREAD_MULTIPLE, &provided)) != MPI_SUCCESS) return rc;
+		nw_tools_started = 1;
+	}
+	if ((rc = MPI_T_cvar_get_index(name, &idx)) != MPI_SUCCESS) return rc;
+	if ((rc = MPI_T_cvar_get_info(idx, vname, &vlen, &verb, &dt, &en, desc, &dlen, &bind, &scope)) != MPI_SUCCESS) return rc;
+	if (en == MPI_T_ENUM_NULL) return MPI_SUCCESS;
+	*has_enum = 1;
+	if ((rc = MPI_T_enum_get_info(en, &num, ename, &elen)) != MPI_SUCCESS) return rc;
+	for (i = 0; i < num; i++) {
+		int v, ilen = sizeof iname;
+		if ((rc = MPI_T_enum_get_item(en, i, &v, iname, &ilen)) != MPI_SUCCESS) return rc;
+		if (strcmp(iname, item) == 0) {
+			*value = v;
+			*found = 1;
+			return MPI_SUCCESS;
+		}
+	}
+	return MPI_SUCCESS;
+}
+
 static void nw_tools_end(void) {
 	if (nw_tools_started) {
 		MPI_T_finalize();
@@ -51,7 +86,8 @@ import "C"
 
 import (
 	"fmt"
-	"os"
+	"slices"
+	"strings"
 	"runtime"
 	"sync"
 	"unsafe"
@@ -98,37 +134,68 @@ func controlVar(name string) (int, error) {
 	return int(v), err
 }
 
-// LibraryBcast makes a duplicate of the communicator while Open MPI's
-// coll/tuned forced-algorithm variables name the algorithm: coll/tuned
-// reads them when a communicator is made, so the duplicate keeps the
-// algorithm after the variables are put back. It needs coll/tuned's
-// dynamic rules, which this package turns on before MPI_Init unless the
-// environment says otherwise (OMPI_MCA_coll_tuned_use_dynamic_rules);
-// without them Open MPI ignores forced algorithms.
-func (c *Comm) LibraryBcast(alg, seg, fanout int) (func(buf []byte, root int) error, func(), error) {
-	vars := bcastVars(alg, seg, fanout)
-	if vars == nil {
-		return nil, nil, fmt.Errorf("mpi: choosing MPI_Bcast's algorithm is implemented for Open MPI; this build links %s", library)
+// choiceValue is the value of choice item of control variable name: the
+// item's value in the variable's MPI_T enumeration, or, for a variable
+// without one whose description lists its choices in the order of their
+// values (MPICH 4.0 registers its algorithm choices so), item's position
+// in order, once the description is seen to list order's names in that
+// order.
+func choiceValue(name, item string, order []string) (int, error) {
+	cn, ci := C.CString(name), C.CString(item)
+	defer C.free(unsafe.Pointer(cn))
+	defer C.free(unsafe.Pointer(ci))
+	var v, found, hasEnum C.int
+	desc := make([]byte, 4096)
+	if !enter() {
+		return 0, comm.ErrClosed
 	}
-	if alg < 0 || seg < 0 || fanout < 0 {
-		return nil, nil, fmt.Errorf("mpi: broadcast algorithm %d, segment %d, fan-out %d: want values >= 0", alg, seg, fanout)
+	rc := C.nw_cvar_enum(cn, ci, &v, &found, &hasEnum, (*C.char)(unsafe.Pointer(&desc[0])), C.int(len(desc)))
+	leave()
+	if rc != C.MPI_SUCCESS {
+		return 0, fmt.Errorf("reading %s's control variable %s through MPI_T failed (code %d)", library, name, int(rc))
+	}
+	if hasEnum != 0 {
+		if found == 0 {
+			return 0, fmt.Errorf("%s's control variable %s has no value %q", library, name, item)
+		}
+		return int(v), nil
+	}
+	d := C.GoString((*C.char)(unsafe.Pointer(&desc[0])))
+	at := 0
+	for _, o := range order {
+		i := strings.Index(d[at:], o+" ")
+		if i < 0 {
+			return 0, fmt.Errorf("%s's control variable %s does not list its choices as this build expects (%q missing or out of order in %q)", library, name, o, d)
+		}
+		at += i + len(o)
+	}
+	if i := slices.Index(order, item); i >= 0 {
+		return i, nil
+	}
+	return 0, fmt.Errorf("%s's control variable %s has no value %q (it has %s)", library, name, item, strings.Join(order, ", "))
+}
+
+// LibraryBcast checks a and lets the library's forceBcast choose the
+// algorithm (lib_openmpi.go, lib_mpich.go).
+func (c *Comm) LibraryBcast(a comm.LibraryAlgorithm) (func(buf []byte, root int) error, func(), error) {
+	if a.ID < 0 || a.SegBytes < 0 || a.FanOut < 0 {
+		return nil, nil, fmt.Errorf("mpi: broadcast algorithm %d, segment %d, fan-out %d: want values >= 0", a.ID, a.SegBytes, a.FanOut)
 	}
 	forcing.Lock()
 	defer forcing.Unlock()
-	on, err := controlVar(dynamicRulesVar)
-	if err != nil {
-		return nil, nil, err
-	}
-	if on == 0 {
-		return nil, nil, fmt.Errorf("mpi: Open MPI's coll/tuned dynamic rules are off (OMPI_MCA_coll_tuned_use_dynamic_rules=%q): it ignores a chosen algorithm", os.Getenv(dynamicRulesEnv))
-	}
+	return forceBcast(c, a)
+}
+
+// setVars writes the forced variables and returns what puts the old
+// values back (forcing held).
+func setVars(vars []forcedVar) (restore func(), err error) {
 	old := make([]C.int, len(vars))
 	for i, v := range vars {
 		if err := cvar(v.name, &old[i], false); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
-	restore := func() {
+	restore = func() {
 		for i, v := range vars {
 			_ = cvar(v.name, &old[i], true)
 		}
@@ -137,8 +204,45 @@ func (c *Comm) LibraryBcast(alg, seg, fanout int) (func(buf []byte, root int) er
 		x := C.int(v.value)
 		if err := cvar(v.name, &x, true); err != nil {
 			restore()
-			return nil, nil, err
+			return nil, err
 		}
+	}
+	return restore, nil
+}
+
+// bcastOn is MPI_Bcast of bytes on communicator h, whose size is c's.
+func (c *Comm) bcastOn(h C.MPI_Comm) func(buf []byte, root int) error {
+	return func(buf []byte, root int) error {
+		if root < 0 || root >= c.size {
+			return fmt.Errorf("mpi: broadcast root %d out of range [0,%d)", root, c.size)
+		}
+		var p uintptr
+		if len(buf) > 0 {
+			var pin runtime.Pinner
+			pin.Pin(&buf[0])
+			defer pin.Unpin()
+			p = uintptr(unsafe.Pointer(&buf[0]))
+		}
+		if !enter() {
+			return comm.ErrClosed
+		}
+		rc := C.nw_bcast(h, C.uintptr_t(p), C.int(len(buf)), C.int(root))
+		leave()
+		if rc != C.MPI_SUCCESS {
+			return fmt.Errorf("mpi: MPI_Bcast: %w", mpiError(rc))
+		}
+		return nil
+	}
+}
+
+// forceByDup makes a duplicate of c while vars hold (Open MPI's
+// coll/tuned reads its forced-algorithm variables when a communicator is
+// made, so the duplicate keeps the algorithm after they are put back;
+// forcing held).
+func forceByDup(c *Comm, vars []forcedVar) (func(buf []byte, root int) error, func(), error) {
+	restore, err := setVars(vars)
+	if err != nil {
+		return nil, nil, err
 	}
 	var dup C.MPI_Comm
 	if !enter() {
@@ -160,28 +264,7 @@ func (c *Comm) LibraryBcast(alg, seg, fanout int) (func(buf []byte, root int) er
 			}
 		})
 	}
-	bcast := func(buf []byte, root int) error {
-		if root < 0 || root >= c.size {
-			return fmt.Errorf("mpi: broadcast root %d out of range [0,%d)", root, c.size)
-		}
-		var p uintptr
-		if len(buf) > 0 {
-			var pin runtime.Pinner
-			pin.Pin(&buf[0])
-			defer pin.Unpin()
-			p = uintptr(unsafe.Pointer(&buf[0]))
-		}
-		if !enter() {
-			return comm.ErrClosed
-		}
-		rc := C.nw_bcast(dup, C.uintptr_t(p), C.int(len(buf)), C.int(root))
-		leave()
-		if rc != C.MPI_SUCCESS {
-			return fmt.Errorf("mpi: MPI_Bcast: %w", mpiError(rc))
-		}
-		return nil
-	}
-	return bcast, free, nil
+	return c.bcastOn(dup), free, nil
 }
 
 // forcedVar is one control variable and the value a forced broadcast

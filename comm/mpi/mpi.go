@@ -662,6 +662,33 @@ func (c *Comm) allgather(b []byte) ([][]byte, error) {
 	return res, nil
 }
 
+// Barrier is MPI_Ibarrier on the user communicator, waited for without
+// the tight loop: a rank that arrives first would otherwise hold a core
+// that a late rank, still in the operation a harness times before the
+// barrier, needs (8 ranks on 2 cores: Open MPI's own broadcast of 1 KiB
+// timed after netaware's dissemination barrier with the tight loop,
+// 250-380 us; after this barrier 175-215 us, as after Open MPI's own
+// benchmark's MPI_Barrier; docs/tuning.md). A barrier abandoned by its
+// context stays pending in MPI, as MPI cannot cancel a collective; the
+// next barrier is matched after it.
+func (c *Comm) Barrier(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	r := newRequest(-1, false, nil)
+	if !enter() {
+		return comm.ErrClosed
+	}
+	rc := C.nw_ibarrier(c.user, &r.req)
+	leave()
+	if req := r.started(rc); rc != C.MPI_SUCCESS {
+		_, err := req.Wait(ctx)
+		return err
+	}
+	_, err := r.wait(ctx, 0, 0)
+	return err
+}
+
 // rawPingPong times iters round trips of len(b) bytes between ranks 0
 // and 1 of c in C (blocking MPI_Send/MPI_Recv on c's user communicator,
 // tag 77): the baseline comm/mpi's own ping-pong is compared with.
@@ -827,6 +854,12 @@ func (r *request) Test() (bool, comm.Status, error) {
 // goroutines and processes, then sleeping with a growing pause of at most 200 us, so
 // that ranks waiting long (more ranks than cores) leave the CPU to others.
 func (r *request) Wait(ctx context.Context) (comm.Status, error) {
+	return r.wait(ctx, 200, 50*time.Microsecond)
+}
+
+// wait is Wait with the tight loop's length: spins tests, then until spin
+// has passed.
+func (r *request) wait(ctx context.Context, spins int, spin time.Duration) (comm.Status, error) {
 	var start time.Time
 	for i := 0; ; i++ {
 		if done, st, err := r.Test(); done {
@@ -837,14 +870,14 @@ func (r *request) Wait(ctx context.Context) (comm.Status, error) {
 			return r.abandon(ctx.Err())
 		default:
 		}
-		if i < 200 {
+		if i < spins {
 			continue
 		}
 		if start.IsZero() {
 			start = time.Now()
 		}
 		switch el := time.Since(start); {
-		case el < 50*time.Microsecond:
+		case el < spin:
 		case el < time.Millisecond:
 			// Let the other goroutines of this process and the
 			// other processes of this machine run: with more

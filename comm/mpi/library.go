@@ -86,9 +86,9 @@ import "C"
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
-	"runtime"
 	"sync"
 	"unsafe"
 

@@ -721,7 +721,7 @@ func keepPartialTune(w io.Writer, dir string, rep *tune.Report) {
 // printChoices prints the per-size choices for people.
 func printChoices(w io.Writer, rep *tune.Report) {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "collective\tranks\tsize\tbest\ttime\tompi-fixed\tspeed-up\tbest blind\tOpen MPI file\tMPICH file")
+	fmt.Fprintln(tw, "collective\tranks\tsize\tbest\ttime\tbaseline\tspeed-up\tbest blind\tOpen MPI file\tMPICH file")
 	for _, c := range rep.Choices {
 		blind := "-"
 		if c.BestBlind != nil {

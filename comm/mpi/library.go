@@ -8,19 +8,24 @@ package mpi
 #include <stdlib.h>
 #include <string.h>
 
-// nw_cvar reads (write 0) or writes an integer control variable of the
-// library by name through the tool interface (MPI_T, started on first use
-// and ended by nw_tools_end). A boolean variable fills fewer bytes than an
-// int: the value read starts at 0.
+// The tool interface (MPI_T) is started on first use and ended by
+// nw_tools_end.
 static int nw_tools_started;
+static int nw_tools_start(void) {
+	int provided, rc;
+	if (nw_tools_started) return MPI_SUCCESS;
+	if ((rc = MPI_T_init_thread(MPI_THREAD_MULTIPLE, &provided)) != MPI_SUCCESS) return rc;
+	nw_tools_started = 1;
+	return MPI_SUCCESS;
+}
+
+// nw_cvar reads (write 0) or writes an integer control variable of the
+// library by name. A boolean variable fills fewer bytes than an int: the
+// value read starts at 0.
 static int nw_cvar(const char *name, int *v, int write) {
 	int rc, idx, count;
 	MPI_T_cvar_handle h;
-	if (!nw_tools_started) {
-		int provided;
-		if ((rc = MPI_T_init_thread(MPI_THREAD_MULTIPLE, &provided)) != MPI_SUCCESS) return rc;
-		nw_tools_started = 1;
-	}
+	if ((rc = nw_tools_start()) != MPI_SUCCESS) return rc;
 	if ((rc = MPI_T_cvar_get_index(name, &idx)) != MPI_SUCCESS) return rc;
 	if ((rc = MPI_T_cvar_handle_alloc(idx, NULL, &h, &count)) != MPI_SUCCESS) return rc;
 	if (write) {
@@ -46,11 +51,7 @@ static int nw_cvar_enum(const char *name, const char *item, int *value, int *fou
 	MPI_T_enum en;
 	*found = 0;
 	*has_enum = 0;
-	if (!nw_tools_started) {
-		int provided;
-		if ((rc = MPI_T_init_thread(MPI_THREAD_MULTIPLE, &provided)) != MPI_SUCCESS) return rc;
-		nw_tools_started = 1;
-	}
+	if ((rc = nw_tools_start()) != MPI_SUCCESS) return rc;
 	if ((rc = MPI_T_cvar_get_index(name, &idx)) != MPI_SUCCESS) return rc;
 	if ((rc = MPI_T_cvar_get_info(idx, vname, &vlen, &verb, &dt, &en, desc, &dlen, &bind, &scope)) != MPI_SUCCESS) return rc;
 	if (en == MPI_T_ENUM_NULL) return MPI_SUCCESS;

@@ -88,3 +88,29 @@ func TestRankLibraryBcast(t *testing.T) {
 		t.Error(fmt.Errorf("the library's own choice: %w", err))
 	}
 }
+
+// TestRankChoiceValue: a control variable's value by name, from its MPI_T
+// enumeration (Open MPI's algorithm ids) or, without one, from the order
+// in which its description lists its choices (MPICH 4.0); names it lacks,
+// and a list of choices the description does not match, are refused.
+func TestRankChoiceValue(t *testing.T) {
+	requireMPI(t)
+	name, item, want := "coll_tuned_bcast_algorithm", "binomial", 6
+	var order, wrong []string
+	if library == "mpich" {
+		name, item, want = "MPIR_CVAR_BCAST_INTRA_ALGORITHM", "scatter_ring_allgather", 5
+		order = []string{"auto", "binomial", "nb", "smp", "scatter_recursive_doubling_allgather", "scatter_ring_allgather"}
+		wrong = []string{"binomial", "auto"}
+	}
+	if v, err := choiceValue(name, item, order); err != nil || v != want {
+		t.Fatalf("%s = %s: %d (%v), want %d", name, item, v, err, want)
+	}
+	if _, err := choiceValue(name, "no-such-algorithm", order); err == nil {
+		t.Error("an unknown name accepted")
+	}
+	if wrong != nil {
+		if _, err := choiceValue(name, "binomial", wrong); err == nil {
+			t.Error("choices out of the description's order accepted")
+		}
+	}
+}

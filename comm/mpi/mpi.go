@@ -667,10 +667,10 @@ func (c *Comm) allgather(b []byte) ([][]byte, error) {
 // that a late rank, still in the operation a harness times before the
 // barrier, needs (8 ranks on 2 cores: Open MPI's own broadcast of 1 KiB
 // timed after netaware's dissemination barrier with the tight loop,
-// 250-380 us; after this barrier 175-215 us, as after Open MPI's own
-// benchmark's MPI_Barrier; docs/tuning.md). A barrier abandoned by its
-// context stays pending in MPI, as MPI cannot cancel a collective; the
-// next barrier is matched after it.
+// 239-377 us; after this barrier 208-212 us, near the 130-200 us Open
+// MPI's own benchmark measures after MPI_Barrier; docs/tuning.md). A
+// barrier abandoned by its context stays pending in MPI, as MPI cannot
+// cancel a collective; the next barrier is matched after it.
 func (c *Comm) Barrier(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err

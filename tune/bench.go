@@ -284,10 +284,10 @@ func runOne(ctx context.Context, c comm.Comm, cfg BenchConfig, a coll.Algorithm,
 	return ms, nil
 }
 
-// LibraryEquivalent is a in the terms of library lib (comm.LibraryBroadcaster's
-// name), when the library runs the same schedule: Open MPI's
-// (OMPIEquivalent) or MPICH's (MPICHEquivalent, exact ones). The
-// baseline, ompi-fixed, is the library's own choice.
+// LibraryEquivalent names algorithm a in the terms of library lib
+// (comm.LibraryBroadcaster's name) when the library runs the same
+// schedule: Open MPI's (OMPIEquivalent) or MPICH's (MPICHEquivalent, the
+// exact ones). The baseline, ompi-fixed, is the library's own choice.
 func LibraryEquivalent(lib string, a coll.Algorithm) (comm.LibraryAlgorithm, bool) {
 	switch lib {
 	case "openmpi":

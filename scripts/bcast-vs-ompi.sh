@@ -6,6 +6,7 @@
 #
 #   sudo LOCK=/tmp/netaware-live.lock PREFIX=o11c scripts/bcast-vs-ompi.sh star-2x4-cyclic
 #   sudo SIZE=1048576 REPS=10 FIXED="5-32768 6-32768" scripts/bcast-vs-ompi.sh star-2x4-cyclic
+#   sudo WORLDS=tcp,ompi scripts/bcast-vs-ompi.sh star-2x4-cyclic       # also in the MPI world (about 5 minutes)
 #
 # CLUSTER names a platform in scripts/tune-proof/. The script builds it
 # ('netaware emu up', prefix $PREFIX, default "bv"; removed on exit), then

@@ -120,9 +120,14 @@ func cvar(name string, v *C.int, write bool) error {
 		if write {
 			op = "writing"
 		}
-		return fmt.Errorf("%s %s's control variable %s through MPI_T failed (code %d)", op, library, name, int(rc))
+		return toolError(op, name, rc)
 	}
 	return nil
+}
+
+// toolError is a failed MPI_T call on control variable name.
+func toolError(op, name string, rc C.int) error {
+	return fmt.Errorf("%s %s's control variable %s through MPI_T failed (code %d)", op, library, name, int(rc))
 }
 
 // LibraryName is Library(): the MPI implementation this build links.
@@ -153,7 +158,7 @@ func choiceValue(name, item string, order []string) (int, error) {
 	rc := C.nw_cvar_enum(cn, ci, &v, &found, &hasEnum, (*C.char)(unsafe.Pointer(&desc[0])), C.int(len(desc)))
 	leave()
 	if rc != C.MPI_SUCCESS {
-		return 0, fmt.Errorf("reading %s's control variable %s through MPI_T failed (code %d)", library, name, int(rc))
+		return 0, toolError("reading", name, rc)
 	}
 	if hasEnum != 0 {
 		if found == 0 {

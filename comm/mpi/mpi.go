@@ -626,13 +626,7 @@ func freePair(p [2]C.MPI_Comm) {
 // without spinning in the library (the tests' idle ranks would otherwise
 // take the CPU from the working ones).
 func (c *Comm) allgather(b []byte) ([][]byte, error) {
-	r := newRequest(-1, false, nil)
-	if !enter() {
-		return nil, comm.ErrClosed
-	}
-	rc := C.nw_ibarrier(c.sys, &r.req)
-	leave()
-	if _, err := r.started(rc).Wait(context.Background()); err != nil {
+	if err := ibarrier(context.Background(), c.sys, waitSpins, waitSpin); err != nil {
 		return nil, err
 	}
 	counts := make([]C.int, c.size)
@@ -675,17 +669,23 @@ func (c *Comm) Barrier(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	return ibarrier(ctx, c.user, 0, 0)
+}
+
+// ibarrier is MPI_Ibarrier on communicator h, polled as wait does with
+// the tight loop given.
+func ibarrier(ctx context.Context, h C.MPI_Comm, spins int, spin time.Duration) error {
 	r := newRequest(-1, false, nil)
 	if !enter() {
 		return comm.ErrClosed
 	}
-	rc := C.nw_ibarrier(c.user, &r.req)
+	rc := C.nw_ibarrier(h, &r.req)
 	leave()
 	if req := r.started(rc); rc != C.MPI_SUCCESS {
-		_, err := req.Wait(ctx)
+		_, err := req.Wait(ctx) // the start's error
 		return err
 	}
-	_, err := r.wait(ctx, 0, 0)
+	_, err := r.wait(ctx, spins, spin)
 	return err
 }
 
@@ -854,8 +854,14 @@ func (r *request) Test() (bool, comm.Status, error) {
 // goroutines and processes, then sleeping with a growing pause of at most 200 us, so
 // that ranks waiting long (more ranks than cores) leave the CPU to others.
 func (r *request) Wait(ctx context.Context) (comm.Status, error) {
-	return r.wait(ctx, 200, 50*time.Microsecond)
+	return r.wait(ctx, waitSpins, waitSpin)
 }
+
+// Wait's tight loop: waitSpins tests, then until waitSpin has passed.
+const (
+	waitSpins = 200
+	waitSpin  = 50 * time.Microsecond
+)
 
 // wait is Wait with the tight loop's length: spins tests, then until spin
 // has passed.

@@ -43,6 +43,8 @@ func TestErrorsNameFileLineKey(t *testing.T) {
 		{`  crosstraffic: 0.05 `, `  crosstraffic: 2 `, `tcp.crosstraffic: "2": want a number from 0 to 1`},
 		{`  window_bytes: 4194304 `, `  window_bytes: 4MB `, `tcp.window_bytes: "4MB": unknown unit`},
 		{`  window_bytes: 4194304 `, `  queue: -5ms `, `tcp.queue: "-5ms": time must not be negative`},
+		{`  window_bytes: 4194304 `, `  send_buffer: -1MiB `, `tcp.send_buffer: "-1MiB": size must not be negative`},
+		{`  window_bytes: 4194304 `, `  send_buffer: 1.5 `, `tcp.send_buffer: "1.5": not a whole number of bytes`},
 		{`version: 1`, `version: 2`, `version: 2: this netaware reads version 1`},
 		{`inter_socket: {bandwidth: 20GBps, latency: 0.6us}`, `inter_socket: {bandwidth: 20GBps, latency: -1us}`, `host_types.node12.inter_socket.latency: "-1us": time must not be negative`},
 		{`  seed: 1`, `  seed: one`, `noise.seed: "one": want a whole number`},
@@ -144,8 +146,9 @@ func TestYAMLSyntaxErrorLines(t *testing.T) {
 	}
 }
 
-// tcp.queue is read as a time (the sim's link buffer); absent, it is 0.
-func TestTCPQueue(t *testing.T) {
+// tcp.queue is read as a time (the sim's link buffer), tcp.send_buffer as
+// a size; absent, both are 0.
+func TestTCPQueueAndSendBuffer(t *testing.T) {
 	src, _ := exampleWith(t, `  window_bytes: 4194304 `, `  queue: 50ms `)
 	p, err := Parse("grid.yaml", []byte(src))
 	if err != nil {
@@ -155,7 +158,11 @@ func TestTCPQueue(t *testing.T) {
 		t.Errorf("tcp.queue 50ms read as %v s", q)
 	}
 	src, _ = exampleWith(t, `  window_bytes: 4194304 `, ``)
-	if p, err = Parse("grid.yaml", []byte(src)); err != nil || p.TCP().QueueS != 0 {
-		t.Errorf("without tcp.queue: %v, queue %v s; want 0", err, p.TCP().QueueS)
+	if p, err = Parse("grid.yaml", []byte(src)); err != nil || p.TCP().QueueS != 0 || p.TCP().SendBufferBytes != 0 {
+		t.Errorf("without tcp.queue and tcp.send_buffer: %v, queue %v s, send buffer %d bytes; want 0", err, p.TCP().QueueS, p.TCP().SendBufferBytes)
+	}
+	src, _ = exampleWith(t, `  window_bytes: 4194304 `, `  send_buffer: 1MiB `)
+	if p, err = Parse("grid.yaml", []byte(src)); err != nil || p.TCP().SendBufferBytes != 1<<20 {
+		t.Errorf("tcp.send_buffer 1MiB: %v, read as %d bytes", err, p.TCP().SendBufferBytes)
 	}
 }

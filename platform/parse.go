@@ -218,6 +218,19 @@ func (d *decoder) unit(n *yaml.Node, path string, parse func(string) (float64, e
 	return v, nil
 }
 
+// size reads a byte count with optional unit (64KiB, 4MiB).
+func (d *decoder) size(n *yaml.Node, path string) (int64, error) {
+	s, err := d.scalar(n, path)
+	if err != nil {
+		return 0, err
+	}
+	v, err := ParseSize(s)
+	if err != nil {
+		return 0, d.errf(n, path, "%v", err)
+	}
+	return v, nil
+}
+
 func (d *decoder) names(n *yaml.Node, path string) ([]string, error) {
 	s, err := d.scalar(n, path)
 	if err != nil {
@@ -673,7 +686,7 @@ func (d *decoder) noise(p *Platform, v *yaml.Node) error {
 }
 
 func (d *decoder) tcpSpec(p *Platform, v *yaml.Node) error {
-	m, err := d.fields(v, "tcp", "crosstraffic", "window_bytes", "queue")
+	m, err := d.fields(v, "tcp", "crosstraffic", "window_bytes", "queue", "send_buffer")
 	if err != nil {
 		return err
 	}
@@ -683,12 +696,13 @@ func (d *decoder) tcpSpec(p *Platform, v *yaml.Node) error {
 		}
 	}
 	if s, ok := m["window_bytes"]; ok {
-		str, err := d.scalar(s, "tcp.window_bytes")
-		if err != nil {
+		if p.tcp.WindowBytes, err = d.size(s, "tcp.window_bytes"); err != nil {
 			return err
 		}
-		if p.tcp.WindowBytes, err = ParseSize(str); err != nil {
-			return d.errf(s, "tcp.window_bytes", "%v", err)
+	}
+	if s, ok := m["send_buffer"]; ok {
+		if p.tcp.SendBufferBytes, err = d.size(s, "tcp.send_buffer"); err != nil {
+			return err
 		}
 	}
 	if s, ok := m["queue"]; ok {

@@ -73,6 +73,11 @@ type TCPSpec struct {
 	// full, so a message crossing that link waits behind their bytes.
 	// 0: no queueing delay (shares only).
 	QueueS float64
+	// SendBufferBytes is the socket send buffer: an MPI send over TCP
+	// completes once its last byte is written into it, not when the bytes
+	// arrive, so a rendezvous send of at most this many bytes completes
+	// when its data starts. 0: sends complete on arrival.
+	SendBufferBytes int64
 }
 
 // DefaultCrossTraffic is the reverse-path weight used when a file does not

@@ -263,7 +263,14 @@ func platformShow(w io.Writer, p *platform.Platform) error {
 	if tcp.WindowBytes > 0 {
 		window = fmt.Sprintf("window %d bytes", tcp.WindowBytes)
 	}
-	fmt.Fprintf(w, "tcp: crosstraffic %g, %s\n", tcp.CrossTraffic, window)
+	extra := ""
+	if tcp.QueueS > 0 {
+		extra += fmt.Sprintf(", queue %g s", tcp.QueueS)
+	}
+	if tcp.SendBufferBytes > 0 {
+		extra += fmt.Sprintf(", send buffer %d bytes", tcp.SendBufferBytes)
+	}
+	fmt.Fprintf(w, "tcp: crosstraffic %g, %s%s\n", tcp.CrossTraffic, window, extra)
 
 	rs := p.RouteStats()
 	fmt.Fprintf(w, "\nroutes between hosts (%s):\n", rs.Scope)
@@ -313,8 +320,10 @@ type platformSummary struct {
 		Profile         string  `json:"profile,omitempty"`
 	} `json:"noise"`
 	TCP struct {
-		CrossTraffic float64 `json:"crosstraffic"`
-		WindowBytes  int64   `json:"window_bytes,omitempty"`
+		CrossTraffic    float64 `json:"crosstraffic"`
+		WindowBytes     int64   `json:"window_bytes,omitempty"`
+		QueueS          float64 `json:"queue_s,omitempty"`
+		SendBufferBytes int64   `json:"send_buffer_bytes,omitempty"`
 	} `json:"tcp"`
 	Routes struct {
 		Scope          string  `json:"scope"`
@@ -397,6 +406,7 @@ func summarizePlatform(p *platform.Platform) platformSummary {
 	}
 	tcp := p.TCP()
 	s.TCP.CrossTraffic, s.TCP.WindowBytes = tcp.CrossTraffic, tcp.WindowBytes
+	s.TCP.QueueS, s.TCP.SendBufferBytes = tcp.QueueS, tcp.SendBufferBytes
 	rs := p.RouteStats()
 	r := &s.Routes
 	r.Scope, r.LatencyMinS, r.LatencyMedianS, r.LatencyMaxS = rs.Scope, rs.LatencyMinS, rs.LatencyMedianS, rs.LatencyMaxS

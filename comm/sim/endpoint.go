@@ -132,13 +132,14 @@ type message struct {
 	src, dst  int
 	cid       uint64
 	tag       int
-	data      []byte // eager: a copy; rendezvous: the sender's buffer
+	data      []byte // eager: a copy; rendezvous: the sender's buffer, or the kernel's copy once the send completed
 	size      int
 	eager     bool
 	sync      bool
 	send      *request
 	recv      *request // once matched
 	dataDone  bool
+	sendDone  bool // completed before its data arrived (send buffer)
 	truncated bool // the receive failed: the data is dropped
 }
 
@@ -399,6 +400,17 @@ func (k *kernel) control(it *item) {
 		k.arrive(m)
 	case itemCTS:
 		k.post(m, itemData, m.src, m.dst)
+		if m.size <= k.sendBuf {
+			// Over TCP an MPI send completes once its last byte is in the
+			// socket's send buffer: the sender goes on while the data
+			// drains (Open MPI's and MPICH's TCP transports alike). The
+			// kernel's copy is what arrives.
+			if !comm.InScratch(m.data) {
+				m.data = append([]byte(nil), m.data...)
+			}
+			m.sendDone = true
+			m.send.complete(comm.Status{}, nil)
+		}
 	case itemAck:
 		m.send.complete(comm.Status{}, nil)
 	}
@@ -420,7 +432,7 @@ func (k *kernel) flowEvent(e netsim.Event) {
 		if k.log != nil {
 			k.logf("data msg=%d %d->%d bytes=%d", m.id, m.src, m.dst, m.size)
 		}
-		if !m.eager {
+		if !m.eager && !m.sendDone {
 			m.send.complete(comm.Status{}, nil)
 		}
 		if m.recv != nil && !m.truncated {

@@ -112,6 +112,9 @@ type kernel struct {
 	back   chan struct{}
 	eager  int
 	poll   float64
+	// sendBuf is the platform's socket send buffer (tcp.send_buffer): a
+	// rendezvous send that fits completes when its data starts.
+	sendBuf int
 
 	// streams carry everything one rank sends another, in order.
 	streams map[uint64]*stream
@@ -193,6 +196,7 @@ func newKernel(p *platform.Platform, opts Options) (*kernel, error) {
 	if k.eager == 0 {
 		k.eager = DefaultEagerLimit
 	}
+	k.sendBuf = int(min(tcp.SendBufferBytes, math.MaxInt32))
 	if q := tcp.QueueS; q > 0 {
 		k.queueS = q
 		k.onLink = make([][]*item, len(res))

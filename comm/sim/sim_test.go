@@ -59,6 +59,16 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+// The same with a send buffer: rendezvous sends complete before their
+// bytes arrive, and buffer reuse, Ssend and cancellation still hold.
+func TestConformanceWithSendBuffer(t *testing.T) {
+	commtest.Run(t, func(ctx context.Context, n int, body func(ctx context.Context, c comm.Comm) error) error {
+		p := starPlatform(t, n, "{send: 1us, recv: 1us}", "noise: {seed: 5, latency_jitter: 0.3, bandwidth_jitter: 0.1}\ntcp: {send_buffer: 4KiB}\n")
+		_, err := Run(ctx, p, Options{EagerLimit: 32}, body)
+		return err
+	})
+}
+
 // Seed 001 and SimGrid's model for one message alone: the receive completes
 // at o_s + L + S/B + o_r (eager) — latency, then the bytes at the bottleneck
 // bandwidth, plus the host overheads with their per-byte parts.
@@ -121,6 +131,54 @@ func TestEagerVsRendezvousTiming(t *testing.T) {
 	wantRS := 1e-6 + 3*L + S/(1e9/8)
 	if math.Abs(rs.Seconds()-wantRS) > 2e-9 {
 		t.Errorf("rendezvous send returned at %v, want %.9fs (data delivered)", rs, wantRS)
+	}
+}
+
+// With a socket send buffer (tcp.send_buffer) a rendezvous send completes
+// once the CTS is back and its bytes fit the buffer (o + 2L), not when
+// they arrive; the receive is unchanged, and gets the bytes the sender had
+// when its send completed, whatever it writes afterwards. A message larger
+// than the buffer still completes on arrival.
+func TestSendCompletesWhenItsBytesFitTheSendBuffer(t *testing.T) {
+	const S = 1 << 20
+	L := 20e-6
+	arrival := 1e-6 + 3*L + S/(1e9/8)
+	for _, tc := range []struct {
+		buffer   string
+		wantSend float64
+	}{
+		{"", arrival},
+		{"1MiB", 1e-6 + 2*L},
+		{"1023KiB", arrival},
+	} {
+		extra := ""
+		if tc.buffer != "" {
+			extra = "tcp: {send_buffer: " + tc.buffer + "}\n"
+		}
+		p := starPlatform(t, 2, "{send: 1us, recv: 1us}", extra)
+		var send, recv time.Duration
+		var got []byte
+		mustRun(t, p, Options{EagerLimit: S / 2}, func(ctx context.Context, c comm.Comm) error {
+			buf := bytes.Repeat([]byte{7}, S)
+			if c.Rank() == 0 {
+				err := c.Send(ctx, 1, 0, buf)
+				send = c.Now()
+				clear(buf) // the buffer is the sender's again
+				return err
+			}
+			_, err := c.Recv(ctx, 0, 0, buf)
+			recv, got = c.Now(), buf
+			return err
+		})
+		if math.Abs(send.Seconds()-tc.wantSend) > 2e-9 {
+			t.Errorf("send buffer %q: send returned at %v, want %.9fs", tc.buffer, send, tc.wantSend)
+		}
+		if want := arrival + 1e-6; math.Abs(recv.Seconds()-want) > 2e-9 {
+			t.Errorf("send buffer %q: receive returned at %v, want %.9fs", tc.buffer, recv, want)
+		}
+		if !bytes.Equal(got, bytes.Repeat([]byte{7}, S)) {
+			t.Errorf("send buffer %q: the receiver got what the sender wrote after its send", tc.buffer)
+		}
 	}
 }
 

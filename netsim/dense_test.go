@@ -50,8 +50,9 @@ func (d *densePattern) spec(s, t int, bytes int64, lane int) FlowSpec {
 
 // runDense runs lanes x seq flows per host (seq <= 0: until stop says so)
 // and returns the completion times in completion order, hashed, the
-// events delivered and the network's work counters.
-func runDense(tb testing.TB, seq int, stop func(events int) bool) (uint64, int, Stats) {
+// events delivered and the network's work counters. solved, if not nil,
+// sees the network after each solve.
+func runDense(tb testing.TB, seq int, stop func(events int) bool, solved func(*Network)) (uint64, int, Stats) {
 	d := newDense()
 	n := mustNet(tb, Config{Resources: d.res, CrossTraffic: 0.05, Weighting: RTTWeighted, WindowBytes: 4 << 20})
 	rng := rand.New(rand.NewPCG(16, 4))
@@ -71,6 +72,13 @@ func runDense(tb testing.TB, seq int, stop func(events int) bool) (uint64, int, 
 	var buf [8]byte
 	events := 0
 	for n.Pending() > 0 && (stop == nil || !stop(events)) {
+		if solved != nil {
+			before := n.stats.Solves
+			n.Flush()
+			if n.stats.Solves > before {
+				solved(n)
+			}
+		}
 		for _, e := range n.Step() {
 			events++
 			if e.Kind != Done {
@@ -104,7 +112,7 @@ func TestDenseGolden(t *testing.T) {
 		t.Skip("4,096 flows in one component")
 	}
 	const golden = 0x5201e0c16c2b76b4
-	got, events, _ := runDense(t, 1, nil)
+	got, events, _ := runDense(t, 1, nil, nil)
 	if events != 2*4096 {
 		t.Errorf("%d events, want %d (a latency end and a completion per flow)", events, 2*4096)
 	}
@@ -120,9 +128,49 @@ func TestDenseGolden(t *testing.T) {
 // go test -run X -bench FlowEventsAlltoall -benchtime 20000x ./netsim
 func BenchmarkFlowEventsAlltoall(b *testing.B) {
 	b.ReportAllocs()
-	_, events, st := runDense(b, 0, func(events int) bool { return events >= b.N })
+	_, events, st := runDense(b, 0, func(events int) bool { return events >= b.N }, nil)
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 	b.ReportMetric(float64(st.Solves)/b.Elapsed().Seconds(), "solves/s")
 	b.ReportMetric(float64(st.SolvedFlow)/float64(max(st.Solves, 1)), "flows/solve")
 	b.ReportMetric(float64(st.RateChanges)/float64(max(st.Solves, 1)), "rate-changes/solve")
+}
+
+// BenchmarkFlowEventsAlltoallReach counts, over the dense pattern's steady
+// state, what a solver that keeps the results bit for bit must redo at
+// each event: the flows whose rate changed, the resources they load, and
+// those resources' flow entries. Each entry's usage is subtracted in the
+// filling's order, so once one subtraction on a resource changes, every
+// later one must be redone. Only the counts are meant (the counting is
+// timed too). Run: go test -run X -bench AlltoallReach -benchtime 12000x ./netsim
+func BenchmarkFlowEventsAlltoallReach(b *testing.B) {
+	var solves, changed, reached, entries, all int
+	mark := map[int32]bool{}
+	runDense(b, 0, func(events int) bool { return events >= b.N }, func(n *Network) {
+		if n.stats.Solves <= 2 { // every lane's first latency end: not the steady state
+			return
+		}
+		solves++
+		clear(mark)
+		for k, j := range n.compFlows {
+			if n.s.st[j].rate == n.compRates[k] {
+				continue
+			}
+			changed++
+			for _, e := range n.s.elems(j) {
+				if !mark[e.r] {
+					mark[e.r] = true
+					reached++
+					entries += len(n.res[e.r].ef)
+				}
+			}
+		}
+		for r := range n.res {
+			all += len(n.res[r].ef)
+		}
+	})
+	per := func(x int) float64 { return float64(x) / float64(max(solves, 1)) }
+	b.ReportMetric(per(changed), "changed-flows/solve")
+	b.ReportMetric(per(reached), "reached-resources/solve")
+	b.ReportMetric(per(entries), "reached-entries/solve")
+	b.ReportMetric(per(all), "entries/solve")
 }

@@ -207,26 +207,24 @@ func (d *decoder) fraction(n *yaml.Node, path string, max float64) (float64, err
 }
 
 func (d *decoder) unit(n *yaml.Node, path string, parse func(string) (float64, error)) (float64, error) {
-	s, err := d.scalar(n, path)
-	if err != nil {
-		return 0, err
-	}
-	v, err := parse(s)
-	if err != nil {
-		return 0, d.errf(n, path, "%v", err)
-	}
-	return v, nil
+	return decodeScalar(d, n, path, parse)
 }
 
 // size reads a byte count with optional unit (64KiB, 4MiB).
 func (d *decoder) size(n *yaml.Node, path string) (int64, error) {
+	return decodeScalar(d, n, path, ParseSize)
+}
+
+// decodeScalar reads a scalar with parse, naming the key and line on error.
+func decodeScalar[T any](d *decoder, n *yaml.Node, path string, parse func(string) (T, error)) (T, error) {
+	var zero T
 	s, err := d.scalar(n, path)
 	if err != nil {
-		return 0, err
+		return zero, err
 	}
-	v, err := ParseSize(s)
+	v, err := parse(s)
 	if err != nil {
-		return 0, d.errf(n, path, "%v", err)
+		return zero, d.errf(n, path, "%v", err)
 	}
 	return v, nil
 }

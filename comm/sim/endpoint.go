@@ -132,7 +132,7 @@ type message struct {
 	src, dst  int
 	cid       uint64
 	tag       int
-	data      []byte // eager: a copy; rendezvous: the sender's buffer, or the kernel's copy once the send completed
+	data      []byte // the sender's buffer, or its sentCopy once the send completed
 	size      int
 	eager     bool
 	sync      bool
@@ -175,7 +175,7 @@ func (r *rank) Isend(cid uint64, dst, tag int, b []byte, sync bool) comm.Request
 		k.logf("send msg=%d %d->%d cid=%d tag=%d bytes=%d eager=%v sync=%v", m.id, r.id, dst, cid, tag, len(b), m.eager, sync)
 	}
 	if m.eager {
-		m.data = r.eagerCopy(b)
+		m.data = r.sentCopy(b)
 		k.post(m, itemEager, r.id, dst)
 		if !sync {
 			q.complete(comm.Status{}, nil)
@@ -187,12 +187,13 @@ func (r *rank) Isend(cid uint64, dst, tag int, b []byte, sync bool) comm.Request
 	return q
 }
 
-// eagerCopy is the copy an eager message carries: the sender may reuse b
-// once the send completes. A sender that sends the same unchanged buffer
+// sentCopy is the copy a message carries once its send has completed
+// before its bytes arrived (an eager message, or a rendezvous whose bytes
+// fit the socket's send buffer): the sender may reuse b. A sender that sends the same unchanged buffer
 // again (a saturation batch: 320 messages of up to 64 KiB in flight per
 // pair) shares the previous copy, which nobody writes to (deliver copies
 // out of it), instead of queueing a copy per message.
-func (r *rank) eagerCopy(b []byte) []byte {
+func (r *rank) sentCopy(b []byte) []byte {
 	if comm.InScratch(b) {
 		// Only timed, never read: a pipelined broadcast of 4 MiB in
 		// segments of 8 KiB on 512 ranks queued a copy of every segment.
@@ -209,9 +210,9 @@ func (r *rank) eagerCopy(b []byte) []byte {
 	return c
 }
 
-// dropEager tells the sender that an eager message's copy is no longer
+// dropCopy tells the sender that a message's sentCopy is no longer
 // needed; the rank lets go of its last copy once no message holds it.
-func (k *kernel) dropEager(m *message) {
+func (k *kernel) dropCopy(m *message) {
 	src := k.ranks[m.src]
 	if len(m.data) > 0 && unsafe.SliceData(m.data) == unsafe.SliceData(src.lastCopy) {
 		if src.lastRefs--; src.lastRefs <= 0 {
@@ -400,14 +401,12 @@ func (k *kernel) control(it *item) {
 		k.arrive(m)
 	case itemCTS:
 		k.post(m, itemData, m.src, m.dst)
-		if m.size <= k.sendBuf {
+		if int64(m.size) <= k.sendBuf {
 			// Over TCP an MPI send completes once its last byte is in the
 			// socket's send buffer: the sender goes on while the data
 			// drains (Open MPI's and MPICH's TCP transports alike). The
 			// kernel's copy is what arrives.
-			if !comm.InScratch(m.data) {
-				m.data = append([]byte(nil), m.data...)
-			}
+			m.data = k.ranks[m.src].sentCopy(m.data)
 			m.sendDone = true
 			m.send.complete(comm.Status{}, nil)
 		}
@@ -462,7 +461,7 @@ func (k *kernel) match(m *message, q *request) {
 	if m.size > len(q.buf) {
 		m.truncated = true
 		if m.eager {
-			k.dropEager(m)
+			k.dropCopy(m)
 		}
 		q.complete(comm.Status{Source: m.src, Tag: m.tag, Count: m.size},
 			&comm.RankError{Rank: m.src, Err: fmt.Errorf("%w (%d > %d bytes, tag %d)", comm.ErrTruncate, m.size, len(q.buf), m.tag)})
@@ -491,8 +490,8 @@ func (k *kernel) deliver(m *message) {
 	if len(m.data) > 0 && unsafe.SliceData(m.data) != unsafe.SliceData(q.buf) {
 		copy(q.buf, m.data)
 	}
-	if m.eager {
-		k.dropEager(m)
+	if m.eager || m.sendDone {
+		k.dropCopy(m)
 	}
 	st := comm.Status{Source: m.src, Tag: m.tag, Count: m.size}
 	o := dst.ov.RecvS + dst.ov.RecvPerByteS*float64(m.size)

@@ -114,7 +114,7 @@ type kernel struct {
 	poll   float64
 	// sendBuf is the platform's socket send buffer (tcp.send_buffer): a
 	// rendezvous send that fits completes when its data starts.
-	sendBuf int
+	sendBuf int64
 
 	// streams carry everything one rank sends another, in order.
 	streams map[uint64]*stream
@@ -196,7 +196,7 @@ func newKernel(p *platform.Platform, opts Options) (*kernel, error) {
 	if k.eager == 0 {
 		k.eager = DefaultEagerLimit
 	}
-	k.sendBuf = int(min(tcp.SendBufferBytes, math.MaxInt32))
+	k.sendBuf = tcp.SendBufferBytes
 	if q := tcp.QueueS; q > 0 {
 		k.queueS = q
 		k.onLink = make([][]*item, len(res))
@@ -405,8 +405,8 @@ type rank struct {
 	blocked bool     // waiting for the baton
 	waiting *request // the request a Wait blocks on, for the deadlock report
 	busy    float64  // the rank's CPU is busy with message overheads until then
-	// lastFrom and lastCopy are the sender buffer of the last eager
-	// message and its copy (eagerCopy), held by lastRefs messages.
+	// lastFrom and lastCopy are the sender buffer of the last message
+	// sent from a copy and the copy (sentCopy), held by lastRefs messages.
 	lastFrom *byte
 	lastCopy []byte
 	lastRefs int

@@ -14,10 +14,10 @@ import (
 // MPIR-level collective selection, MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE).
 const (
 	mpichBcastPrefix  = "MPIR_Bcast_intra_"
-	MPICHBinomial     = "MPIR_Bcast_intra_binomial"
-	MPICHScatterRDAG  = "MPIR_Bcast_intra_scatter_recursive_doubling_allgather"
-	MPICHScatterRing  = "MPIR_Bcast_intra_scatter_ring_allgather"
-	MPICHSMP          = "MPIR_Bcast_intra_smp"
+	MPICHBinomial     = mpichBcastPrefix + "binomial"
+	MPICHScatterRDAG  = mpichBcastPrefix + "scatter_recursive_doubling_allgather"
+	MPICHScatterRing  = mpichBcastPrefix + "scatter_ring_allgather"
+	MPICHSMP          = mpichBcastPrefix + "smp"
 	mpichInterBcast   = "MPIR_Bcast_inter_remote_send_local_bcast"
 	mpichSMPHierLevel = "host"
 )

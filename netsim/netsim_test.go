@@ -239,6 +239,26 @@ func TestRTTWeightingSharesInverseToLatency(t *testing.T) {
 	}
 }
 
+// A flow's RTT-weighted share and window bound come from its route's
+// latency (PathLatencyS), not from how long it waits before its bytes move:
+// a message pipelined behind another on its connection waits nothing, yet
+// its round trip is the route's.
+func TestPathLatencySetsShareAndBound(t *testing.T) {
+	n := mustNet(t, Config{Resources: []Resource{{"l", 100}, {"x", 1e9}, {"y", 1e9}}, Weighting: RTTWeighted})
+	queued := mustStart(t, n, FlowSpec{Bytes: 1e6, LatencyS: 0, PathLatencyS: 1e-3, Forward: []int{0, 1}})
+	far := mustStart(t, n, FlowSpec{Bytes: 1e6, LatencyS: 3e-3, Forward: []int{0, 2}})
+	activateAll(t, n, queued, far)
+	if !near(queued.Rate(), 75, 1e-12) || !near(far.Rate(), 25, 1e-12) {
+		t.Errorf("rates %v, %v; want 75, 25 (the route latencies 1 and 3 ms)", queued.Rate(), far.Rate())
+	}
+	n = mustNet(t, Config{Resources: []Resource{{"l", 125e6}}, WindowBytes: 65536})
+	f := mustStart(t, n, FlowSpec{Bytes: 1e9, LatencyS: 0, PathLatencyS: 1e-3, Forward: []int{0}})
+	activateAll(t, n, f)
+	if want := 65536 / 2e-3; !near(f.Rate(), want, 1e-12) {
+		t.Errorf("window bound with no wait: %v, want %v", f.Rate(), want)
+	}
+}
+
 // The TCP window caps a flow at window / (2 latency); the other flow on the
 // link takes what is left.
 func TestWindowBound(t *testing.T) {
@@ -321,7 +341,8 @@ func TestBadInputIsAnError(t *testing.T) {
 	}
 	n := mustNet(t, Config{Resources: []Resource{{"l", 1}}})
 	for _, s := range []FlowSpec{
-		{Bytes: -1}, {LatencyS: -1}, {LatencyS: math.NaN()}, {Forward: []int{1}}, {Reverse: []int{-1}},
+		{Bytes: -1}, {LatencyS: -1}, {LatencyS: math.NaN()}, {PathLatencyS: -1}, {PathLatencyS: math.Inf(1)},
+		{Forward: []int{1}}, {Reverse: []int{-1}},
 	} {
 		if _, err := n.Start(s); err == nil {
 			t.Errorf("spec %+v accepted", s)

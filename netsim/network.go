@@ -85,9 +85,16 @@ type Config struct {
 type FlowSpec struct {
 	Bytes    int64
 	LatencyS float64 // paid before the transfer starts
-	Forward  []int   // resources loaded with weight 1 (times the jitter factor)
-	Reverse  []int   // resources loaded with the crosstraffic weight
-	Data     any     // returned with the flow's events
+	// PathLatencyS is the one-way latency of the flow's route, which sets
+	// its RTT-weighted share and its window bound; 0 means LatencyS. A
+	// caller whose flow waits less or more than its route's latency before
+	// its bytes move (a message pipelined behind another on the same
+	// connection, or held in a queue) states the route's latency here:
+	// TCP's share and window follow the round trip, not the wait.
+	PathLatencyS float64
+	Forward      []int // resources loaded with weight 1 (times the jitter factor)
+	Reverse      []int // resources loaded with the crosstraffic weight
+	Data         any   // returned with the flow's events
 }
 
 // EventKind tells what happened to a flow.
@@ -274,6 +281,9 @@ func (n *Network) Start(spec FlowSpec) (*Flow, error) {
 	if !(spec.LatencyS >= 0) || math.IsInf(spec.LatencyS, 0) {
 		return nil, fmt.Errorf("netsim: flow latency %v must be finite and >= 0", spec.LatencyS)
 	}
+	if !(spec.PathLatencyS >= 0) || math.IsInf(spec.PathLatencyS, 0) {
+		return nil, fmt.Errorf("netsim: flow path latency %v must be finite and >= 0", spec.PathLatencyS)
+	}
 	for _, r := range spec.Forward {
 		if r < 0 || r >= len(n.res) {
 			return nil, fmt.Errorf("netsim: forward resource %d out of range [0,%d)", r, len(n.res))
@@ -289,11 +299,15 @@ func (n *Network) Start(spec FlowSpec) (*Flow, error) {
 	n.stats.Flows++
 	f.factor = n.noise.BandwidthFactor()
 	f.penalty = 1
-	if n.cfg.Weighting == RTTWeighted && spec.LatencyS > 0 {
-		f.penalty = spec.LatencyS
+	rtt := spec.LatencyS
+	if spec.PathLatencyS > 0 {
+		rtt = spec.PathLatencyS
 	}
-	if n.cfg.WindowBytes > 0 && spec.LatencyS > 0 {
-		f.bound = float64(n.cfg.WindowBytes) / (2 * spec.LatencyS)
+	if n.cfg.Weighting == RTTWeighted && rtt > 0 {
+		f.penalty = rtt
+	}
+	if n.cfg.WindowBytes > 0 && rtt > 0 {
+		f.bound = float64(n.cfg.WindowBytes) / (2 * rtt)
 	}
 	n.buildElements(spec, f.factor)
 	s := &n.s

@@ -305,7 +305,7 @@ func (k *kernel) begin(it *item) {
 	it.s.busy = true
 	lat := max(0, it.sentAt+it.lat-k.now) + k.queueDelay(it.path)
 	if it.kind == itemEager || it.kind == itemData {
-		f, err := k.net.Start(netsim.FlowSpec{Bytes: int64(it.m.size), LatencyS: lat, Forward: it.fwd, Reverse: it.rev, Data: it})
+		f, err := k.net.Start(netsim.FlowSpec{Bytes: int64(it.m.size), LatencyS: lat, PathLatencyS: it.lat, Forward: it.fwd, Reverse: it.rev, Data: it})
 		if err != nil {
 			// Routes come from a validated platform; a failure here is a bug.
 			panic(fmt.Sprintf("sim: flow %d->%d: %v", it.src, it.dst, err))

@@ -473,6 +473,43 @@ func TestBackToBackMessagesQueueFIFO(t *testing.T) {
 	}
 }
 
+// Under RTT-weighted sharing a message that leaves right behind another
+// on its connection (no latency left to wait) still shares a bottleneck by
+// its route's latency: rank 0's two 50 KB messages and rank 1's 100 KB one
+// into rank 2 (routes of 20 us each) split rank 2's link evenly, so all
+// three are in by 20 us + 2 x 50 KB / (B/2). Taking the wait as the
+// latency gave the second message a 50,000 times smaller share, and rank
+// 1's message arrived 0.4 ms early.
+func TestPipelinedMessageSharesByRouteLatency(t *testing.T) {
+	p := starPlatform(t, 3, "", "")
+	const S = 50_000
+	B, L := 1e9/8, 20e-6
+	var second, other time.Duration
+	mustRun(t, p, Options{EagerLimit: 1 << 20, Weighting: netsim.RTTWeighted}, func(ctx context.Context, c comm.Comm) error {
+		switch c.Rank() {
+		case 0:
+			return comm.Wait(ctx, c.Isend(2, 0, make([]byte, S)), c.Isend(2, 1, make([]byte, S)))
+		case 1:
+			return c.Send(ctx, 2, 2, make([]byte, 2*S))
+		}
+		first := c.Irecv(0, 0, make([]byte, S))
+		next := c.Irecv(0, 1, make([]byte, S))
+		if _, err := c.Recv(ctx, 1, 2, make([]byte, 2*S)); err != nil {
+			return err
+		}
+		other = c.Now()
+		if _, err := next.Wait(ctx); err != nil {
+			return err
+		}
+		second = c.Now()
+		return comm.Wait(ctx, first)
+	})
+	want := L + 2*S/(B/2)
+	if math.Abs(other.Seconds()-want) > 1e-9 || math.Abs(second.Seconds()-want) > 1e-9 {
+		t.Errorf("rank 1's message in at %v, rank 0's second at %v; want both at %.9fs", other, second, want)
+	}
+}
+
 // LogP's receive overhead is CPU time of the receiver: a root receiving
 // n-1 simultaneous zero-byte messages processes them one after the other,
 // the last at o_s + L + (n-1) o_r.

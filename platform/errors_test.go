@@ -45,6 +45,7 @@ func TestErrorsNameFileLineKey(t *testing.T) {
 		{`  window_bytes: 4194304 `, `  queue: -5ms `, `tcp.queue: "-5ms": time must not be negative`},
 		{`  window_bytes: 4194304 `, `  send_buffer: -1MiB `, `tcp.send_buffer: "-1MiB": size must not be negative`},
 		{`  window_bytes: 4194304 `, `  send_buffer: 1.5 `, `tcp.send_buffer: "1.5": not a whole number of bytes`},
+		{`  window_bytes: 4194304 `, `  sharing: fair `, `tcp.sharing: "fair": want maxmin or rtt`},
 		{`version: 1`, `version: 2`, `version: 2: this netaware reads version 1`},
 		{`inter_socket: {bandwidth: 20GBps, latency: 0.6us}`, `inter_socket: {bandwidth: 20GBps, latency: -1us}`, `host_types.node12.inter_socket.latency: "-1us": time must not be negative`},
 		{`  seed: 1`, `  seed: one`, `noise.seed: "one": want a whole number`},
@@ -164,5 +165,14 @@ func TestTCPQueueAndSendBuffer(t *testing.T) {
 	src, _ = exampleWith(t, `  window_bytes: 4194304 `, `  send_buffer: 1MiB `)
 	if p, err = Parse("grid.yaml", []byte(src)); err != nil || p.TCP().SendBufferBytes != 1<<20 {
 		t.Errorf("tcp.send_buffer 1MiB: %v, read as %d bytes", err, p.TCP().SendBufferBytes)
+	}
+	for v, want := range map[string]bool{"rtt": true, "maxmin": false} {
+		src, _ = exampleWith(t, `  window_bytes: 4194304 `, `  sharing: `+v+` `)
+		if p, err = Parse("grid.yaml", []byte(src)); err != nil || p.TCP().RTTSharing != want {
+			t.Errorf("tcp.sharing %s: %v, RTT sharing %v", v, err, p.TCP().RTTSharing)
+		}
+	}
+	if p.TCP().RTTSharing {
+		t.Error("RTT sharing without tcp.sharing")
 	}
 }

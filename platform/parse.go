@@ -684,7 +684,7 @@ func (d *decoder) noise(p *Platform, v *yaml.Node) error {
 }
 
 func (d *decoder) tcpSpec(p *Platform, v *yaml.Node) error {
-	m, err := d.fields(v, "tcp", "crosstraffic", "window_bytes", "queue", "send_buffer")
+	m, err := d.fields(v, "tcp", "crosstraffic", "window_bytes", "queue", "send_buffer", "sharing")
 	if err != nil {
 		return err
 	}
@@ -706,6 +706,19 @@ func (d *decoder) tcpSpec(p *Platform, v *yaml.Node) error {
 	if s, ok := m["queue"]; ok {
 		if p.tcp.QueueS, err = d.unit(s, "tcp.queue", ParseTime); err != nil {
 			return err
+		}
+	}
+	if s, ok := m["sharing"]; ok {
+		v, err := d.scalar(s, "tcp.sharing")
+		if err != nil {
+			return err
+		}
+		switch v {
+		case "maxmin":
+		case "rtt":
+			p.tcp.RTTSharing = true
+		default:
+			return d.errf(s, "tcp.sharing", "%q: want maxmin or rtt", v)
 		}
 	}
 	return nil

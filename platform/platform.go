@@ -78,6 +78,10 @@ type TCPSpec struct {
 	// arrive, so a rendezvous send of at most this many bytes completes
 	// when its data starts. 0: sends complete on arrival.
 	SendBufferBytes int64
+	// RTTSharing shares a bottleneck in inverse proportion to each flow's
+	// route latency, as TCP flows share by their round trips (SimGrid's
+	// CM02), instead of equally (tcp.sharing: rtt; default maxmin).
+	RTTSharing bool
 }
 
 // DefaultCrossTraffic is the reverse-path weight used when a file does not

@@ -270,7 +270,7 @@ func platformShow(w io.Writer, p *platform.Platform) error {
 	if tcp.SendBufferBytes > 0 {
 		extra += fmt.Sprintf(", send buffer %d bytes", tcp.SendBufferBytes)
 	}
-	fmt.Fprintf(w, "tcp: crosstraffic %g, %s%s\n", tcp.CrossTraffic, window, extra)
+	fmt.Fprintf(w, "tcp: %s sharing, crosstraffic %g, %s%s\n", sharingName(tcp), tcp.CrossTraffic, window, extra)
 
 	rs := p.RouteStats()
 	fmt.Fprintf(w, "\nroutes between hosts (%s):\n", rs.Scope)
@@ -320,6 +320,7 @@ type platformSummary struct {
 		Profile         string  `json:"profile,omitempty"`
 	} `json:"noise"`
 	TCP struct {
+		Sharing         string  `json:"sharing"`
 		CrossTraffic    float64 `json:"crosstraffic"`
 		WindowBytes     int64   `json:"window_bytes,omitempty"`
 		QueueS          float64 `json:"queue_s,omitempty"`
@@ -407,6 +408,7 @@ func summarizePlatform(p *platform.Platform) platformSummary {
 	tcp := p.TCP()
 	s.TCP.CrossTraffic, s.TCP.WindowBytes = tcp.CrossTraffic, tcp.WindowBytes
 	s.TCP.QueueS, s.TCP.SendBufferBytes = tcp.QueueS, tcp.SendBufferBytes
+	s.TCP.Sharing = sharingName(tcp)
 	rs := p.RouteStats()
 	r := &s.Routes
 	r.Scope, r.LatencyMinS, r.LatencyMedianS, r.LatencyMaxS = rs.Scope, rs.LatencyMinS, rs.LatencyMedianS, rs.LatencyMaxS
@@ -639,4 +641,12 @@ func platformJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// sharingName is the platform's tcp.sharing as the file spells it.
+func sharingName(tcp platform.TCPSpec) string {
+	if tcp.RTTSharing {
+		return "rtt"
+	}
+	return "maxmin"
 }

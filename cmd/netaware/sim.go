@@ -64,7 +64,7 @@ type simStatsOptions struct {
 }
 
 func newSimStatsCmd() *cobra.Command {
-	o := &simStatsOptions{pattern: sim.Patterns[0], bytes: "1MiB", weighting: netsim.MaxMin.String()}
+	o := &simStatsOptions{pattern: sim.Patterns[0], bytes: "1MiB"}
 	cmd := &cobra.Command{
 		Use:   "stats --platform NAME|FILE [--pattern bcast|ring|pairs] [--bytes SIZE]",
 		Short: "Run a pattern in the simulator and report its work and speed",
@@ -90,7 +90,7 @@ sizes cost no memory per rank.`,
 	f.StringVar(&o.platform, "platform", "", "built-in platform name (see 'netaware platform list') or platform.yaml file")
 	f.StringVar(&o.pattern, "pattern", o.pattern, "communication pattern: "+strings.Join(sim.Patterns, ", "))
 	f.StringVar(&o.bytes, "bytes", o.bytes, "message size (e.g. 64KiB, 64MiB, 1000000)")
-	f.StringVar(&o.weighting, "weighting", o.weighting, "bandwidth sharing: maxmin, or rtt (SimGrid CM02: shares inverse to latency)")
+	f.StringVar(&o.weighting, "weighting", o.weighting, "bandwidth sharing: maxmin, or rtt (SimGrid CM02: shares inverse to latency) (default: the platform's tcp.sharing, maxmin if it has none)")
 	f.BoolVar(&o.noNoise, "no-noise", false, "ignore the platform's noise section")
 	f.Int64Var(&o.seed, "seed", 0, "noise seed (0 = the platform's)")
 	f.IntVar(&o.eager, "eager-limit", 0, "largest eager message in bytes (0 = 64 KiB; negative = always rendezvous)")
@@ -106,8 +106,10 @@ func (o *simStatsOptions) validate() error {
 	if o.size, err = units.ParseSize(o.bytes); err != nil {
 		return usagef("sim stats: --bytes: %v", err)
 	}
-	if o.w, err = netsim.ParseWeighting(o.weighting); err != nil {
-		return usagef("sim stats: --weighting: %v", err)
+	if o.weighting != "" {
+		if o.w, err = netsim.ParseWeighting(o.weighting); err != nil {
+			return usagef("sim stats: --weighting: %v", err)
+		}
 	}
 	if _, ok := sim.Pattern(o.pattern, nil); !ok {
 		return usagef("sim stats: unknown pattern %q (want one of %v)", o.pattern, sim.Patterns)
@@ -119,6 +121,12 @@ func (o *simStatsOptions) run(ctx context.Context) error {
 	p, err := platform.Load(o.platform)
 	if err != nil {
 		return err
+	}
+	if p.TCP().RTTSharing {
+		if o.weighting != "" && o.w == netsim.MaxMin {
+			return usagef("sim stats: --weighting maxmin: %s says tcp.sharing: rtt, which the simulator follows; remove that key to simulate max-min", o.platform)
+		}
+		o.w = netsim.RTTWeighted
 	}
 	body, _ := sim.Pattern(o.pattern, make([]byte, o.size))
 	opts := sim.Options{EagerLimit: o.eager, Weighting: o.w, NoNoise: o.noNoise, Seed: o.seed}

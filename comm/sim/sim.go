@@ -43,7 +43,9 @@ type Options struct {
 	// go through a rendezvous (RTS, CTS, then data). 0 means
 	// DefaultEagerLimit; a negative value sends everything by rendezvous.
 	EagerLimit int
-	// Weighting selects plain max-min or SimGrid's RTT-weighted (CM02) shares.
+	// Weighting selects plain max-min or SimGrid's RTT-weighted (CM02)
+	// shares. MaxMin, the zero value, leaves the choice to the platform
+	// (tcp.sharing).
 	Weighting netsim.Weighting
 	// NoNoise ignores the platform's noise section.
 	NoNoise bool
@@ -163,9 +165,13 @@ func newKernel(p *platform.Platform, opts Options) (*kernel, error) {
 		return nil, fmt.Errorf("sim: unknown noise profile %q", ns.Profile)
 	}
 	tcp := p.TCP()
+	w := opts.Weighting
+	if w == netsim.MaxMin && tcp.RTTSharing {
+		w = netsim.RTTWeighted
+	}
 	net, err := netsim.New(netsim.Config{
 		Resources:       nres,
-		Weighting:       opts.Weighting,
+		Weighting:       w,
 		CrossTraffic:    tcp.CrossTraffic,
 		WindowBytes:     tcp.WindowBytes,
 		BandwidthJitter: ns.BandwidthJitter,

@@ -480,12 +480,14 @@ func TestBackToBackMessagesQueueFIFO(t *testing.T) {
 // three are in by 20 us + 2 x 50 KB / (B/2). Taking the wait as the
 // latency gave the second message a 50,000 times smaller share, and rank
 // 1's message arrived 0.4 ms early.
+
 func TestPipelinedMessageSharesByRouteLatency(t *testing.T) {
 	p := starPlatform(t, 3, "", "")
+	opts := Options{EagerLimit: 1 << 20, Weighting: netsim.RTTWeighted}
 	const S = 50_000
 	B, L := 1e9/8, 20e-6
 	var second, other time.Duration
-	mustRun(t, p, Options{EagerLimit: 1 << 20, Weighting: netsim.RTTWeighted}, func(ctx context.Context, c comm.Comm) error {
+	mustRun(t, p, opts, func(ctx context.Context, c comm.Comm) error {
 		switch c.Rank() {
 		case 0:
 			return comm.Wait(ctx, c.Isend(2, 0, make([]byte, S)), c.Isend(2, 1, make([]byte, S)))
@@ -507,6 +509,51 @@ func TestPipelinedMessageSharesByRouteLatency(t *testing.T) {
 	want := L + 2*S/(B/2)
 	if math.Abs(other.Seconds()-want) > 1e-9 || math.Abs(second.Seconds()-want) > 1e-9 {
 		t.Errorf("rank 1's message in at %v, rank 0's second at %v; want both at %.9fs", other, second, want)
+	}
+}
+
+// A platform's tcp.sharing: rtt makes the simulator share by route
+// latency without the caller asking: messages from h0 (route 20 us) and h1
+// (40 us) into h2 split h2's link 2:1 once both flow, so h0's 50 KB, alone
+// on the link from 20 to 40 us, is in at 40 us + (S - 20 us x B) / (2B/3);
+// with equal shares (no key) at 40 us + (S - 20 us x B) / (B/2).
+func TestPlatformChoosesRTTSharing(t *testing.T) {
+	const S = 50_000
+	B := 1e9 / 8
+	for sharing, share := range map[string]float64{"rtt": 2 * B / 3, "": B / 2} {
+		extra := ""
+		if sharing != "" {
+			extra = "tcp: {sharing: " + sharing + "}\n"
+		}
+		p, err := platform.Parse("three.yaml", []byte(`version: 1
+name: three
+switches: [sw]
+host_types:
+  one: {cores_per_socket: 1, overhead: {send: 0us, recv: 0us}}
+hosts:
+  - {names: "h0", switch: sw, type: one, link: {bandwidth: 1Gbps, latency: 10us}}
+  - {names: "h1", switch: sw, type: one, link: {bandwidth: 1Gbps, latency: 30us}}
+  - {names: "h2", switch: sw, type: one, link: {bandwidth: 1Gbps, latency: 10us}}
+`+extra))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var at time.Duration
+		mustRun(t, p, Options{EagerLimit: 1 << 20}, func(ctx context.Context, c comm.Comm) error {
+			switch c.Rank() {
+			case 0, 1:
+				return c.Send(ctx, 2, c.Rank(), make([]byte, S))
+			}
+			other := c.Irecv(1, 1, make([]byte, S))
+			if _, err := c.Recv(ctx, 0, 0, make([]byte, S)); err != nil {
+				return err
+			}
+			at = c.Now()
+			return comm.Wait(ctx, other)
+		})
+		if want := 40e-6 + (S-20e-6*B)/share; math.Abs(at.Seconds()-want) > 1e-9 {
+			t.Errorf("tcp.sharing %q: h0's message in at %v, want %.9fs", sharing, at, want)
+		}
 	}
 }
 

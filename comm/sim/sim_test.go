@@ -480,7 +480,6 @@ func TestBackToBackMessagesQueueFIFO(t *testing.T) {
 // three are in by 20 us + 2 x 50 KB / (B/2). Taking the wait as the
 // latency gave the second message a 50,000 times smaller share, and rank
 // 1's message arrived 0.4 ms early.
-
 func TestPipelinedMessageSharesByRouteLatency(t *testing.T) {
 	p := starPlatform(t, 3, "", "")
 	opts := Options{EagerLimit: 1 << 20, Weighting: netsim.RTTWeighted}

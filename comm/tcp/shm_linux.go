@@ -599,6 +599,17 @@ func (c *shmConn) waitSpace(tail uint64) error {
 			break
 		}
 		futexWait(r.waiting, 1, time.Millisecond)
+		if !room() {
+			// A full ring whose reader sleeps on the doorbell is a lost
+			// wake-up (seen under the race detector on a loaded machine,
+			// cause not found: TestShmSmallRingWrapsAndExchanges hung
+			// within a few hundred runs with three test processes at
+			// once, the reader asleep, the writer here). Ringing again
+			// each millisecond of waiting bounds it to that; a reader
+			// that is awake takes the byte as an early end of its next
+			// sleep.
+			c.bell.Write(c.one[:])
+		}
 	}
 	return nil
 }

@@ -172,7 +172,8 @@ func TestTCPQueueAndSendBuffer(t *testing.T) {
 			t.Errorf("tcp.sharing %s: %v, RTT sharing %v", v, err, p.TCP().RTTSharing)
 		}
 	}
-	if p.TCP().RTTSharing {
-		t.Error("RTT sharing without tcp.sharing")
+	src, _ = exampleWith(t, `  window_bytes: 4194304 `, `  send_buffer: 1MiB `)
+	if p, err = Parse("grid.yaml", []byte(src)); err != nil || p.TCP().RTTSharing {
+		t.Errorf("without tcp.sharing: %v, RTT sharing %v; want max-min", err, p.TCP().RTTSharing)
 	}
 }

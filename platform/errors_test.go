@@ -148,7 +148,7 @@ func TestYAMLSyntaxErrorLines(t *testing.T) {
 }
 
 // tcp.queue is read as a time (the sim's link buffer), tcp.send_buffer as
-// a size; absent, both are 0.
+// a size, tcp.sharing as maxmin or rtt; absent, 0, 0 and maxmin.
 func TestTCPQueueAndSendBuffer(t *testing.T) {
 	src, _ := exampleWith(t, `  window_bytes: 4194304 `, `  queue: 50ms `)
 	p, err := Parse("grid.yaml", []byte(src))
@@ -159,8 +159,9 @@ func TestTCPQueueAndSendBuffer(t *testing.T) {
 		t.Errorf("tcp.queue 50ms read as %v s", q)
 	}
 	src, _ = exampleWith(t, `  window_bytes: 4194304 `, ``)
-	if p, err = Parse("grid.yaml", []byte(src)); err != nil || p.TCP().QueueS != 0 || p.TCP().SendBufferBytes != 0 {
-		t.Errorf("without tcp.queue and tcp.send_buffer: %v, queue %v s, send buffer %d bytes; want 0", err, p.TCP().QueueS, p.TCP().SendBufferBytes)
+	if p, err = Parse("grid.yaml", []byte(src)); err != nil || p.TCP().QueueS != 0 || p.TCP().SendBufferBytes != 0 || p.TCP().RTTSharing {
+		t.Errorf("without tcp.queue, tcp.send_buffer and tcp.sharing: %v, queue %v s, send buffer %d bytes, RTT sharing %v; want 0, 0, max-min",
+			err, p.TCP().QueueS, p.TCP().SendBufferBytes, p.TCP().RTTSharing)
 	}
 	src, _ = exampleWith(t, `  window_bytes: 4194304 `, `  send_buffer: 1MiB `)
 	if p, err = Parse("grid.yaml", []byte(src)); err != nil || p.TCP().SendBufferBytes != 1<<20 {
@@ -171,9 +172,5 @@ func TestTCPQueueAndSendBuffer(t *testing.T) {
 		if p, err = Parse("grid.yaml", []byte(src)); err != nil || p.TCP().RTTSharing != want {
 			t.Errorf("tcp.sharing %s: %v, RTT sharing %v", v, err, p.TCP().RTTSharing)
 		}
-	}
-	src, _ = exampleWith(t, `  window_bytes: 4194304 `, `  send_buffer: 1MiB `)
-	if p, err = Parse("grid.yaml", []byte(src)); err != nil || p.TCP().RTTSharing {
-		t.Errorf("without tcp.sharing: %v, RTT sharing %v; want max-min", err, p.TCP().RTTSharing)
 	}
 }

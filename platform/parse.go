@@ -714,11 +714,11 @@ func (d *decoder) tcpSpec(p *Platform, v *yaml.Node) error {
 			return err
 		}
 		switch v {
-		case "maxmin":
-		case "rtt":
+		case SharingMaxMin:
+		case SharingRTT:
 			p.tcp.RTTSharing = true
 		default:
-			return d.errf(s, "tcp.sharing", "%q: want maxmin or rtt", v)
+			return d.errf(s, "tcp.sharing", "%q: want %s or %s", v, SharingMaxMin, SharingRTT)
 		}
 	}
 	return nil

@@ -84,6 +84,20 @@ type TCPSpec struct {
 	RTTSharing bool
 }
 
+// The spellings of tcp.sharing.
+const (
+	SharingMaxMin = "maxmin"
+	SharingRTT    = "rtt"
+)
+
+// Sharing is tcp.sharing as the file spells it.
+func (t TCPSpec) Sharing() string {
+	if t.RTTSharing {
+		return SharingRTT
+	}
+	return SharingMaxMin
+}
+
 // DefaultCrossTraffic is the reverse-path weight used when a file does not
 // state one (SimGrid's default for TCP flows).
 const DefaultCrossTraffic = 0.05

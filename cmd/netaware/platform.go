@@ -270,7 +270,7 @@ func platformShow(w io.Writer, p *platform.Platform) error {
 	if tcp.SendBufferBytes > 0 {
 		extra += fmt.Sprintf(", send buffer %d bytes", tcp.SendBufferBytes)
 	}
-	fmt.Fprintf(w, "tcp: %s sharing, crosstraffic %g, %s%s\n", sharingName(tcp), tcp.CrossTraffic, window, extra)
+	fmt.Fprintf(w, "tcp: %s sharing, crosstraffic %g, %s%s\n", tcp.Sharing(), tcp.CrossTraffic, window, extra)
 
 	rs := p.RouteStats()
 	fmt.Fprintf(w, "\nroutes between hosts (%s):\n", rs.Scope)
@@ -408,7 +408,7 @@ func summarizePlatform(p *platform.Platform) platformSummary {
 	tcp := p.TCP()
 	s.TCP.CrossTraffic, s.TCP.WindowBytes = tcp.CrossTraffic, tcp.WindowBytes
 	s.TCP.QueueS, s.TCP.SendBufferBytes = tcp.QueueS, tcp.SendBufferBytes
-	s.TCP.Sharing = sharingName(tcp)
+	s.TCP.Sharing = tcp.Sharing()
 	rs := p.RouteStats()
 	r := &s.Routes
 	r.Scope, r.LatencyMinS, r.LatencyMedianS, r.LatencyMaxS = rs.Scope, rs.LatencyMinS, rs.LatencyMedianS, rs.LatencyMaxS
@@ -641,12 +641,4 @@ func platformJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
-}
-
-// sharingName is the platform's tcp.sharing as the file spells it.
-func sharingName(tcp platform.TCPSpec) string {
-	if tcp.RTTSharing {
-		return "rtt"
-	}
-	return "maxmin"
 }

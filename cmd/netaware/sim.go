@@ -122,11 +122,11 @@ func (o *simStatsOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if p.TCP().RTTSharing {
-		if o.weighting != "" && o.w == netsim.MaxMin {
-			return usagef("sim stats: --weighting maxmin: %s says tcp.sharing: rtt, which the simulator follows; remove that key to simulate max-min", o.platform)
+	if w := sim.Weighting(p, o.w); w != o.w {
+		if o.weighting != "" {
+			return usagef("sim stats: --weighting %s: %s says tcp.sharing: %s, which the simulator follows; remove that key to simulate %s", o.weighting, o.platform, p.TCP().Sharing(), o.weighting)
 		}
-		o.w = netsim.RTTWeighted
+		o.w = w
 	}
 	body, _ := sim.Pattern(o.pattern, make([]byte, o.size))
 	opts := sim.Options{EagerLimit: o.eager, Weighting: o.w, NoNoise: o.noNoise, Seed: o.seed}

@@ -62,6 +62,15 @@ type Options struct {
 	EventLog io.Writer
 }
 
+// Weighting is the sharing a run with Options.Weighting w simulates on p:
+// w, or the platform's tcp.sharing when w is MaxMin (the zero value).
+func Weighting(p *platform.Platform, w netsim.Weighting) netsim.Weighting {
+	if w == netsim.MaxMin && p.TCP().RTTSharing {
+		return netsim.RTTWeighted
+	}
+	return w
+}
+
 // Result summarizes a run.
 type Result struct {
 	// VirtualTime is the virtual time at which the last rank returned.
@@ -165,13 +174,9 @@ func newKernel(p *platform.Platform, opts Options) (*kernel, error) {
 		return nil, fmt.Errorf("sim: unknown noise profile %q", ns.Profile)
 	}
 	tcp := p.TCP()
-	w := opts.Weighting
-	if w == netsim.MaxMin && tcp.RTTSharing {
-		w = netsim.RTTWeighted
-	}
 	net, err := netsim.New(netsim.Config{
 		Resources:       nres,
-		Weighting:       w,
+		Weighting:       Weighting(p, opts.Weighting),
 		CrossTraffic:    tcp.CrossTraffic,
 		WindowBytes:     tcp.WindowBytes,
 		BandwidthJitter: ns.BandwidthJitter,

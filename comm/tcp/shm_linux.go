@@ -51,6 +51,19 @@ const (
 	cpuPinned = 1 << 31 // the consumer's thread may run on that CPU only
 )
 
+// The handshake. Each side that may sleep announces it, then looks once
+// more (the reader: sleeping, then tail; the writer waiting for room:
+// waiting, then head), and each side that makes progress publishes it,
+// then looks for a sleeper (tail, then sleeping; head, then waiting).
+// Either the sleeper sees the progress or the other side sees the
+// sleeper, but only if neither side's load can pass its own store: each
+// of those four stores is a Swap. Go's atomic stores are sequentially
+// consistent, and a plain Store would do, but under the race detector
+// they are release stores (golang/go#58020), which x86 may hold in its
+// store buffer past the next load: the reader then slept on a full ring
+// (TestShmSmallRingWrapsAndExchanges under -race, three processes at
+// once, hung within a few hundred runs; docs/benchmarks.md). A Swap is
+// what a Store compiles to on amd64 anyway.
 type ring struct {
 	tail, head *atomic.Uint64
 	sleeping   *atomic.Uint32
@@ -261,7 +274,7 @@ func (c *shmConn) Read(b []byte) (int, error) {
 			pos := int(head & r.mask)
 			k := copy(b[:n], r.data[pos:])
 			copy(b[k:n], r.data)
-			r.head.Store(head + uint64(n))
+			r.head.Swap(head + uint64(n)) // a Swap, not a Store: see handshake
 			if r.waiting.Load() != 0 && r.waiting.CompareAndSwap(1, 0) {
 				futexWake(r.waiting)
 			}
@@ -281,7 +294,7 @@ func (c *shmConn) Read(b []byte) (int, error) {
 				continue
 			}
 		}
-		r.sleeping.Store(1)
+		r.sleeping.Swap(1) // see handshake
 		if r.tail.Load() != head || r.closed.Load() != 0 {
 			// Woke up before sleeping. If the writer cleared the flag
 			// first, its byte is on the way and ends a later sleep early.
@@ -553,7 +566,7 @@ func (c *shmConn) Write(b []byte) (int, error) {
 		pos := int(tail & r.mask)
 		k := copy(r.data[pos:], b[done:done+n])
 		copy(r.data, b[done+k:done+n])
-		r.tail.Store(tail + uint64(n))
+		r.tail.Swap(tail + uint64(n)) // see handshake
 		done += n
 		c.wake()
 	}
@@ -593,23 +606,12 @@ func (c *shmConn) waitSpace(tail uint64) error {
 		if c.peerGone.Load() || r.closed.Load()&closedRead != 0 {
 			return errPeerGone
 		}
-		r.waiting.Store(1)
+		r.waiting.Swap(1) // see handshake
 		if room() {
 			r.waiting.CompareAndSwap(1, 0)
 			break
 		}
 		futexWait(r.waiting, 1, time.Millisecond)
-		if !room() {
-			// A full ring whose reader sleeps on the doorbell is a lost
-			// wake-up (seen under the race detector on a loaded machine,
-			// cause not found: TestShmSmallRingWrapsAndExchanges hung
-			// within a few hundred runs with three test processes at
-			// once, the reader asleep, the writer here). Ringing again
-			// each millisecond of waiting bounds it to that; a reader
-			// that is awake takes the byte as an early end of its next
-			// sleep.
-			c.bell.Write(c.one[:])
-		}
 	}
 	return nil
 }

@@ -33,7 +33,9 @@
 # (docs/tuning.md); MPICH_DEVICE=ucx runs it all the same.
 #
 # Prints one Markdown table per cluster and library (medians of the
-# repetitions) and writes them, with every raw line, into $WORK. The cluster
+# repetitions) and writes them, with every raw line, into $WORK; for each
+# Open MPI run, WORK/CLUSTER/losses.tsv has the packets the cluster's
+# queues dropped and the TCP segments retransmitted and sent. The cluster
 # is removed on exit, also on failure or Ctrl-C.
 #
 # Environment: PREFIX (namespace prefix, default "tp"), SIZES (bytes,
@@ -233,12 +235,31 @@ ompirun() {
 # "ompi LABEL BYTES MEDIAN MEAN" to results.tsv. Ranks yield when idle:
 # the machine has fewer cores than ranks.
 ompi() {
-	local label=$1
+	local label=$1 before
 	shift
+	before=$(losses)
 	ompirun "${OMPI_TIMEOUT:-$deftimeout}" "$@" \
 		"$WORK/collbench-ompi" "$COLL" "${OSIZES:-$SIZES}" "$WARMUP" "${OREPS:-$REPS}" >"$dir/ompi-$label${OSIZES:+@$OSIZES}.out" 2>&1 ||
 		echo "tune-proof: Open MPI $label failed (see $dir/ompi-$label${OSIZES:+@$OSIZES}.out); keeping the sizes it finished" >&2
 	result ompi "$label" <"$dir/ompi-$label${OSIZES:+@$OSIZES}.out"
+	echo "ompi $label ${OSIZES:-$SIZES} $(losses) $before" | awk '{ print $1, $2, $3, $4 - $7, $5 - $8, $6 - $9 }' >>"$dir/losses.tsv"
+}
+
+# losses: packets the cluster's queues dropped, TCP segments its hosts
+# retransmitted, and segments they sent, so far (summed over the
+# namespaces). The sweep writes, per run, "LIB LABEL SIZES DROPS
+# RETRANSMITTED SENT" to losses.tsv: where the kernel loses packets the
+# flow-level simulator, which has no losses, cannot follow.
+losses() {
+	local ns d=0 r=0 o=0 x
+	for ns in $(ip netns list | awk -v p="$PREFIX-" 'index($1, p) == 1 { print $1 }'); do
+		x=$(ip netns exec "$ns" tc -s qdisc show 2>/dev/null | awk '/dropped/ { v = $7; sub(",", "", v); s += v } END { print s + 0 }')
+		d=$((d + x))
+		x=$(ip netns exec "$ns" nstat -az TcpRetransSegs TcpOutSegs 2>/dev/null | awk '$1 == "TcpRetransSegs" { r = $2 } $1 == "TcpOutSegs" { o = $2 } END { print r + 0, o + 0 }')
+		r=$((r + ${x% *}))
+		o=$((o + ${x#* }))
+	done
+	echo "$d $r $o"
 }
 
 # mpichrun TIMEOUT ENV=VALUE... -- PROGRAM...: MPICH's hydra over the
@@ -465,7 +486,7 @@ for cl in $CLUSTERS; do
 	if [ "${TABLE:-0}" = 1 ]; then
 		n=$(jq -r .ranks "$dir/tuned/bench.json")
 	else
-		[ "${KEEP:-0}" = 1 ] || [ "${RESUME:-0}" = 1 ] || : >"$dir/results.tsv"
+		[ "${KEEP:-0}" = 1 ] || [ "${RESUME:-0}" = 1 ] || : >"$dir/results.tsv" >"$dir/losses.tsv"
 		touch "$dir/results.tsv"
 		"$na" emu down "$PREFIX" >/dev/null 2>&1 || true
 		"$na" emu up "$plat" --prefix "$PREFIX" >"$dir/emu-up.txt"

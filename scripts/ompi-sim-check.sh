@@ -11,7 +11,9 @@
 # script runs the same algorithms in netaware's simulator on the same
 # platform file ('netaware bench bcast --platform', same sizes, as many
 # repetitions) and prints, per cluster, a Markdown table of simulated / real
-# per algorithm and size, and the share within 15 %. A second table does
+# per algorithm and size, and the share within 15 %, then each miss with
+# the packets its real run lost (WORK/CLUSTER/losses.tsv, from sweeps that
+# counted them). A second table does
 # the same for netaware's own live run of those algorithms (the 'netaware
 # tune bcast' of tune-proof.sh, over netaware's TCP transport on the same
 # cluster: WORK/CLUSTER/tuned/bench.json, medians). No root needed.
@@ -92,6 +94,28 @@ for s in d["series"]:
 	# The cells marked above (from the unrounded ratio) are the misses.
 	awk '{ for (i = 1; i <= NF; i++) if ($i == "=") { n++; if ($(i + 1) !~ /\*/) ok++ } }
 		END { printf "\nsimulated within 15 %% of real: %d of %d\n\n", ok, n }' "$WORK/$cl/sim-vs-real.md"
+	# Each miss with the losses of its real run (tune-proof.sh's losses.tsv:
+	# the simulator has none; a run of several sizes counts them together).
+	if [ -s "$WORK/$cl/losses.tsv" ]; then
+		echo "misses, with the packets their real run lost:"
+		echo
+		awk -F'|' -v sizes="$sizes" '
+		FILENAME == ARGV[1] { split($0, f, " "); if (f[1] == "ompi") { lost[f[2], f[3]] = f[4] " drops, " f[5] " of " f[6] " segments retransmitted"; runs[f[2]] = runs[f[2]] " " f[3] } next }
+		/\*\*/ {
+			split($2, a, " ")
+			key = "fixed-" a[1] "-" a[3]
+			n = split(sizes, s, ",")
+			for (i = 1; i <= n; i++) {
+				if ($(i + 3) !~ /\*\*/) continue
+				c = $(i + 3); sub(/.*= /, "", c); gsub(/[* ]/, "", c)
+				what = "not counted"
+				m = split(runs[key], r, " ")
+				for (j = 1; j <= m; j++) if (index("," r[j] ",", "," s[i] ",")) what = lost[key, r[j]] (r[j] == s[i] ? "" : " (run of " r[j] " bytes)")
+				printf "- %s (%s) at %s bytes: %s; %s\n", key, $3 ~ / $/ ? substr($3, 2, length($3) - 2) : $3, s[i], c, what
+			}
+		}' "$WORK/$cl/losses.tsv" "$WORK/$cl/sim-vs-real.md"
+		echo
+	fi
 	# A sweep without the tune step (tune-proof.sh TUNE=0) has no live run.
 	[ -s "$WORK/$cl/tuned/bench.json" ] || continue
 	echo "netaware's own algorithms live (tuned/bench.json, medians) against the simulator:"
